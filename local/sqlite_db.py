@@ -114,7 +114,7 @@ class SqliteDatabase:
         for stmt in statements:
             check_d1_limits(stmt.sql, stmt.params)
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("BEGIN")
         except sqlite3.Error as exc:
             raise classify(str(exc)) from exc
         try:

@@ -1,0 +1,89 @@
+"""`mallory`: local tooling. `migrate` applies D1 migrations to a SQLite file; `serve`
+runs the Worker's app on it under uvicorn (optionally syncing a vault with the hub)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import threading
+from pathlib import Path
+
+from local.migrate import MIGRATIONS_DIR, MigrationError, migrate
+from local.server import local_app, local_settings
+from local.sqlite_db import SqliteDatabase
+from worker.db import DatabaseError
+
+
+def _open_migrated(db_path: str, migrations: Path) -> tuple[SqliteDatabase, list[str]]:
+    db = SqliteDatabase(db_path)
+    return db, asyncio.run(migrate(db, migrations))
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    db, applied = _open_migrated(args.db, Path(args.migrations))
+    db.close()
+    print(f"applied {len(applied)} migration(s): {', '.join(applied)}" if applied
+          else "database is up to date")
+    return 0
+
+
+def _sync_in_background(url: str, vault: Path, token: str, interval_s: int) -> None:
+    from hub.cli import run_watch
+
+    def run() -> None:
+        run_watch(vault=vault, url=url, token=token, vault_name=None, state_dir=None,
+                  interval_s=interval_s, quiet=False)
+
+    threading.Thread(target=run, name="vault-sync", daemon=True).start()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    Path(args.db).parent.mkdir(parents=True, exist_ok=True) if args.create_dir else None
+    db, applied = _open_migrated(args.db, Path(args.migrations))
+    if applied:
+        print(f"applied {len(applied)} migration(s) to {args.db}")
+    settings = local_settings({"VAULT_NAME": args.vault_name} if args.vault_name else None)
+    app = local_app(db, settings)
+    url = f"http://{args.host}:{args.port}"
+    if args.sync_vault:
+        if not settings.sync_tokens:
+            print("error: --sync-vault needs SYNC_TOKEN (environment or .dev.vars)",
+                  file=sys.stderr)
+            return 2
+        _sync_in_background(url, Path(args.sync_vault), settings.sync_tokens[0],
+                            settings.sync_interval_s)
+    print(f"Mallory Recall on {url}  (database {args.db}, model: {settings.model_provider})")
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mallory", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_migrate = sub.add_parser("migrate", help="apply pending D1 migrations to a SQLite file")
+    p_serve = sub.add_parser("serve", help="serve the Worker app locally on SQLite")
+    for p in (p_migrate, p_serve):
+        p.add_argument("--db", required=True, help="SQLite database file")
+        p.add_argument("--migrations", default=str(MIGRATIONS_DIR), help=argparse.SUPPRESS)
+    p_serve.add_argument("--port", type=int, default=8787)
+    p_serve.add_argument("--host", default="127.0.0.1")
+    p_serve.add_argument("--vault-name", help="vault name for obsidian:// links")
+    p_serve.add_argument("--sync-vault", help="also sync this vault folder with the hub, "
+                         "now and every SYNC_INTERVAL_S seconds")
+    p_serve.add_argument("--create-dir", action="store_true", help="create the --db folder")
+    p_serve.add_argument("--log-level", default="info")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return {"migrate": cmd_migrate, "serve": cmd_serve}[args.command](args)
+    except (MigrationError, DatabaseError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

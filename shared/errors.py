@@ -1,0 +1,79 @@
+"""Typed errors shared by the Worker and the hub, mapped to one JSON error shape.
+
+    MalloryError                     (500) something we did not expect
+     ├── BadRequest                  (400) the request itself is wrong
+     │    └── QueryTooLong           (400) search or chat text over the limit
+     ├── Unauthorized                (401) credentials missing
+     ├── Forbidden                   (403) credentials wrong or endpoint disabled
+     ├── NotFound                    (404) no such conversation or message
+     ├── Conflict                    (409) the request clashes with stored state
+     ├── PayloadTooLarge             (413) body over the size limit
+     ├── InvalidPayload              (422) body parsed but items are invalid (with details)
+     └── UpstreamError               (502) the model provider failed or timed out
+
+The Worker renders any of them as `{"error": {"code", "message", "details"?}}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MalloryError(Exception):
+    status = 500
+    code = "internal_error"
+
+    def __init__(self, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details is not None:
+            error["details"] = self.details
+        return {"error": error}
+
+
+class BadRequest(MalloryError):
+    status = 400
+    code = "bad_request"
+
+
+class QueryTooLong(BadRequest):
+    code = "query_too_long"
+
+
+class Unauthorized(MalloryError):
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(MalloryError):
+    status = 403
+    code = "forbidden"
+
+
+class NotFound(MalloryError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(MalloryError):
+    status = 409
+    code = "conflict"
+
+
+class PayloadTooLarge(MalloryError):
+    status = 413
+    code = "payload_too_large"
+
+
+class InvalidPayload(MalloryError):
+    status = 422
+    code = "invalid_payload"
+
+
+class UpstreamError(MalloryError):
+    status = 502
+    code = "model_unavailable"

@@ -1,0 +1,25 @@
+"""Size limits shared by the hub (which must never send more) and the Worker (which
+refuses more). Derived from D1's limits: 2 MB per row or value, 100 bound parameters and
+100 KB of SQL per statement, 1,000 queries per Worker invocation."""
+
+from __future__ import annotations
+
+# A note's body. D1 caps a row at 2 MB; the body shares its row with title, aliases and
+# tags, so 1 MB leaves ample room and still holds a ~150,000-word page.
+MAX_NOTE_BODY_BYTES = 1_000_000
+MAX_TITLE_CHARS = 500
+MAX_PATH_CHARS = 1_024
+MAX_TAGS = 200
+MAX_ALIASES = 100
+MAX_LABEL_CHARS = 200
+
+# One sync request. Each upsert costs at most 3 statements in the D1 batch (upsert, clear
+# tombstone, record), each delete 2, so 250 items stay far below 1,000 queries.
+MAX_BATCH_ITEMS = 250
+# The request body; the hub packs batches to stay under it (with headroom for JSON escapes).
+MAX_SYNC_BODY_BYTES = 8_000_000
+
+# Chat
+MAX_CHAT_CHARS = 8_000
+MAX_CONTEXT_BYTES = 16_000
+MAX_CHAT_BODY_BYTES = 64_000

@@ -1,0 +1,100 @@
+"""Ranking: BM25 from both FTS tables put on one scale, a recency boost, one merged list.
+
+Why a normalisation is needed: the two corpora have separate FTS5 indexes, and a raw
+bm25() value depends on its own index's IDFs (and on how many terms the query has), so a
+raw -9 from the notes and a raw -9 from the messages mean different things. We divide
+each raw score by the most that query could score in that index, Σ idf(t)·(k1+1) over
+the query terms (BM25's per-term ceiling as tf → ∞), using FTS5's own IDF formula and the
+document frequencies from each index's fts5vocab table. The result, `relevance`, is in
+[0, 1): "how much of this query's information this document matches, and how densely".
+It is comparable across corpora and across queries, which the precision gate needs.
+bench/relevance.py measures the merged ranking against both single-index baselines.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from shared.query import Term
+
+# FTS5's bm25() constants (sqlite/ext/fts5/fts5_aux.c); not configurable in FTS5.
+BM25_K1 = 1.2
+BM25_B = 0.75
+FTS5_MIN_IDF = 1e-6
+
+# Column weights for bm25(vault_notes_fts, title, name, aliases, tags, folder, body).
+# A title or file-name hit says "this note is about that"; tags and folder say it less
+# precisely; the body carries the evidence. Tuned on the dev set (bench.relevance).
+NOTE_COLUMN_WEIGHTS = (8.0, 6.0, 6.0, 3.0, 2.0, 1.0)
+MESSAGE_COLUMN_WEIGHTS = (1.0,)
+
+# Recency: score × (1 + RECENCY_WEIGHT · 2^(-age / HALF_LIFE)). A brand-new item gets at
+# most +15%; after one half-life (90 days) +7.5%. Small on purpose: recency breaks ties
+# and near-ties, but a strong old note must still beat a weak new one.
+RECENCY_WEIGHT = 0.15
+RECENCY_HALF_LIFE_DAYS = 90.0
+MS_PER_DAY = 86_400_000
+
+
+def idf(n_docs: int, df: int) -> float:
+    """FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6 like fts5_aux.c."""
+    value = math.log((n_docs - df + 0.5) / (df + 0.5)) if n_docs > 0 else 0.0
+    return value if value > 0 else FTS5_MIN_IDF
+
+
+def term_df(term: Term, df_by_stem: Mapping[str, int]) -> int:
+    """A phrase occurs in at most as many documents as its rarest token."""
+    return min(df_by_stem.get(s, 0) for s in term.stems)
+
+
+def query_ceiling(terms: Sequence[Term], df_by_stem: Mapping[str, int], n_docs: int) -> float:
+    """The highest bm25() magnitude this query can reach in an index of n_docs documents."""
+    return (BM25_K1 + 1) * sum(idf(n_docs, term_df(t, df_by_stem)) for t in terms)
+
+
+def relevance(raw_bm25: float, ceiling: float) -> float:
+    """FTS5's bm25() (negative, lower is better) as a fraction of the query's ceiling."""
+    if ceiling <= 0:
+        return 0.0
+    return min(max(-raw_bm25 / ceiling, 0.0), 1.0)
+
+
+def recency_boost(timestamp_ms: int, now_ms: int) -> float:
+    age_days = max(now_ms - timestamp_ms, 0) / MS_PER_DAY
+    return 1.0 + RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate from either corpus with its comparable score."""
+
+    kind: str  # "note" | "message"
+    id: str  # note path or message id
+    group: str  # dedup key: one hit per note, one per conversation
+    relevance: float
+    boost: float
+    timestamp_ms: int
+    row: Mapping[str, object] = field(default_factory=dict, compare=False)
+
+    @property
+    def score(self) -> float:
+        return self.relevance * self.boost
+
+
+def merge(candidates: Iterable[Scored], limit: int, one_per_group: bool = True) -> list[Scored]:
+    """One ranked list: score desc; ties → newer first, then notes before messages, then id."""
+    ordered = sorted(candidates,
+                     key=lambda c: (-round(c.score, 12), -c.timestamp_ms, c.kind != "note", c.id))
+    result: list[Scored] = []
+    groups: set[tuple[str, str]] = set()
+    for cand in ordered:
+        key = (cand.kind, cand.group)
+        if one_per_group and key in groups:
+            continue
+        groups.add(key)
+        result.append(cand)
+        if len(result) >= limit:
+            break
+    return result

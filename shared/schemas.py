@@ -1,0 +1,208 @@
+"""Pydantic models at the boundaries: the sync payload, chat requests, hits and sources."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
+from shared.limits import (
+    MAX_ALIASES,
+    MAX_BATCH_ITEMS,
+    MAX_CHAT_CHARS,
+    MAX_CONTEXT_BYTES,
+    MAX_NOTE_BODY_BYTES,
+    MAX_PATH_CHARS,
+    MAX_SYNC_BODY_BYTES,
+    MAX_TAGS,
+    MAX_TITLE_CHARS,
+)
+
+MAX_SAFE_INT = 2**53 - 1
+Millis = Annotated[int, Field(ge=0, le=MAX_SAFE_INT)]
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_BATCH_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+def check_vault_path(path: str) -> str:
+    """A vault-relative POSIX path to a Markdown file: no absolute path, no `..`."""
+    if not path or len(path) > MAX_PATH_CHARS:
+        raise ValueError(f"path must be 1 to {MAX_PATH_CHARS} characters")
+    if "\x00" in path or "\\" in path:
+        raise ValueError("path must use '/' separators and hold no NUL or backslash")
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
+        raise ValueError("path must be relative to the vault, not absolute")
+    parts = path.split("/")
+    if any(p in {"", ".", ".."} for p in parts):
+        raise ValueError("path must not contain empty, '.' or '..' segments")
+    if not path.lower().endswith(".md"):
+        raise ValueError("path must name a Markdown file (.md)")
+    return path
+
+
+class NoteUpsert(Strict):
+    path: str
+    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
+    aliases: list[Annotated[str, Field(max_length=MAX_TITLE_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_ALIASES)
+    tags: list[Annotated[str, Field(max_length=200)]] = Field(
+        default_factory=list, max_length=MAX_TAGS)
+    type: str | None = Field(default=None, max_length=200)
+    status: str | None = Field(default=None, max_length=200)
+    body: str
+    mtime: Millis
+    note_date: Millis
+    content_hash: str
+
+    _path = field_validator("path")(classmethod(lambda cls, v: check_vault_path(v)))
+
+    @field_validator("body")
+    @classmethod
+    def _body_size(cls, v: str) -> str:
+        size = len(v.encode("utf-8", "surrogatepass"))
+        if size > MAX_NOTE_BODY_BYTES:
+            raise ValueError(f"body is {size} bytes; the limit is {MAX_NOTE_BODY_BYTES}")
+        return v
+
+    @field_validator("content_hash")
+    @classmethod
+    def _hash(cls, v: str) -> str:
+        if not _HEX64.match(v):
+            raise ValueError("content_hash must be a lower-case hex SHA-256 (64 characters)")
+        return v
+
+
+class NoteDelete(Strict):
+    path: str
+    deleted_at: Millis
+
+    _path = field_validator("path")(classmethod(lambda cls, v: check_vault_path(v)))
+
+
+class SyncBatch(Strict):
+    batch_id: str
+    vault: str = Field(min_length=1, max_length=200)
+    upserts: list[NoteUpsert] = Field(default_factory=list)
+    deletes: list[NoteDelete] = Field(default_factory=list)
+
+    @field_validator("batch_id")
+    @classmethod
+    def _batch_id(cls, v: str) -> str:
+        if not _BATCH_ID.match(v):
+            raise ValueError("batch_id must be 1-100 characters of A-Z a-z 0-9 _ . : -")
+        return v
+
+
+class SyncResult(BaseModel):
+    batch_id: str
+    status: Literal["applied", "duplicate"]
+    upserted: int = 0
+    skipped_stale: int = 0
+    deleted: int = 0
+
+
+def _error_details(exc: ValidationError) -> list[dict[str, Any]]:
+    details = []
+    for err in exc.errors(include_url=False):
+        loc = list(err["loc"])
+        item = None
+        if len(loc) >= 2 and loc[0] in {"upserts", "deletes"} and isinstance(loc[1], int):
+            item = f"{loc[0]}[{loc[1]}]"
+            loc = loc[2:]
+        details.append({"item": item, "field": ".".join(str(p) for p in loc) or None,
+                        "message": err["msg"]})
+    return details
+
+
+def parse_sync_batch(body: bytes) -> SyncBatch:
+    """Parse a POST /vault/sync body, or raise PayloadTooLarge / BadRequest / InvalidPayload.
+
+    Validation is all-or-nothing: one bad item rejects the batch, and the error lists
+    every bad item with its index, field and reason.
+    """
+    if len(body) > MAX_SYNC_BODY_BYTES:
+        raise PayloadTooLarge(
+            f"sync body is {len(body)} bytes; the limit is {MAX_SYNC_BODY_BYTES}. "
+            "Send smaller batches.")
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"sync body is not UTF-8 JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise BadRequest("sync body must be a JSON object with batch_id, vault, upserts, deletes")
+    try:
+        batch = SyncBatch.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidPayload("the sync batch has invalid items; nothing was applied",
+                             _error_details(exc)) from exc
+    problems = []
+    items = len(batch.upserts) + len(batch.deletes)
+    if items > MAX_BATCH_ITEMS:
+        raise PayloadTooLarge(f"batch has {items} items; the limit is {MAX_BATCH_ITEMS}")
+    seen: dict[str, str] = {}
+    for kind, entries in (("upserts", batch.upserts), ("deletes", batch.deletes)):
+        for index, entry in enumerate(entries):
+            where = f"{kind}[{index}]"
+            if entry.path in seen:
+                problems.append({"item": where, "field": "path",
+                                 "message": f"path also appears at {seen[entry.path]}"})
+            seen.setdefault(entry.path, where)
+    if problems:
+        raise InvalidPayload("the sync batch names a path twice; nothing was applied", problems)
+    return batch
+
+
+class ChatRequest(Strict):
+    conversation_id: str | None = Field(default=None, min_length=1, max_length=100)
+    content: str
+    context: Any = None
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("content is empty; write a message")
+        if len(v) > MAX_CHAT_CHARS:
+            raise ValueError(f"content is {len(v)} characters; the limit is {MAX_CHAT_CHARS}")
+        return v
+
+    def raw_context(self) -> str | None:
+        if self.context is None:
+            return None
+        raw = self.context if isinstance(self.context, str) else json.dumps(self.context)
+        if len(raw.encode()) > MAX_CONTEXT_BYTES:
+            raise InvalidPayload(f"context is over {MAX_CONTEXT_BYTES} bytes",
+                                 [{"item": None, "field": "context", "message": "too large"}])
+        return raw
+
+
+class Hit(BaseModel):
+    kind: Literal["note", "message"]
+    id: str
+    label: str
+    snippet: str
+    highlights: list[tuple[int, int]] = Field(default_factory=list)
+    href: str
+    timestamp: str
+    score: float
+    relevance: float
+    reasons: list[str] = Field(default_factory=list)
+    conversation_id: str | None = None
+    role: str | None = None
+    path: str | None = None
+
+
+class Source(BaseModel):
+    n: int
+    kind: Literal["note", "message"]
+    id: str
+    label: str
+    snippet: str
+    href: str

@@ -1,0 +1,85 @@
+"""Links, snippets and citations: what turns a hit into a footer source.
+
+- `note_href` / `message_href`: the two link forms of DESIGN.md §3.
+- `parse_snippet`: FTS5 snippet() output with \\x02/\\x03 markers → plain text + spans.
+- `guard_citations`: keeps only [n] markers that point at an injected hit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from urllib.parse import quote
+
+from shared.schemas import Source
+
+MARK_OPEN = "\x02"
+MARK_CLOSE = "\x03"
+# encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) unescaped.
+_URI_COMPONENT_SAFE = "-_.!~*'()"
+_SPACES = re.compile(r"\s+")
+# [3] or [1, 2] — but not arr[3] or [[3]] (code and wiki links).
+_CITATION = re.compile(r"(?<![\w\[\]])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\])")
+
+
+def encode_uri_component(value: str) -> str:
+    return quote(value, safe=_URI_COMPONENT_SAFE)
+
+
+def note_href(vault: str, path: str) -> str:
+    file = path[:-3] if path.lower().endswith(".md") else path
+    return (f"obsidian://open?vault={encode_uri_component(vault)}"
+            f"&file={encode_uri_component(file)}")
+
+
+def message_href(message_id: str) -> str:
+    return f"/?msg={encode_uri_component(message_id)}"
+
+
+def parse_snippet(marked: str) -> tuple[str, list[tuple[int, int]]]:
+    """Strip snippet() markers; return the text and [start, end) spans of the matches."""
+    marked = _SPACES.sub(" ", marked).strip()
+    text: list[str] = []
+    spans: list[tuple[int, int]] = []
+    length, start = 0, None
+    for ch in marked:
+        if ch == MARK_OPEN:
+            start = length
+        elif ch == MARK_CLOSE:
+            if start is not None and length > start:
+                spans.append((start, length))
+            start = None
+        else:
+            text.append(ch)
+            length += 1
+    return "".join(text), spans
+
+
+def shorten(text: str, limit: int) -> str:
+    text = _SPACES.sub(" ", text).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0] if " " in text[: limit - 1] else text[: limit - 1]
+    return cut.rstrip(" ,.;:") + "…"
+
+
+def guard_citations(answer: str, injected: Sequence[Source]) -> tuple[str, list[Source]]:
+    """Drop citation markers that point at no injected hit; return the cited sources.
+
+    The footer shows only what the answer cites: a source listed under an answer that did
+    not use it would claim a provenance the answer does not have.
+    """
+    by_number = {s.n: s for s in injected}
+    cited: dict[int, Source] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in re.split(r"\s*,\s*", match.group(1))]
+        kept = [n for n in numbers if n in by_number]
+        for n in kept:
+            cited.setdefault(n, by_number[n])
+        return "".join(f"[{n}]" for n in kept)
+
+    cleaned = _CITATION.sub(replace, answer)
+    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
+    cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).strip()
+    return cleaned, sorted(cited.values(), key=lambda s: s.n)

@@ -1,0 +1,46 @@
+"""The Worker's ASGI app (Starlette): the same app runs in a Python Worker and locally."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Mount
+
+from shared.errors import MalloryError
+from worker import api, vault_api
+from worker.db import DatabaseError
+from worker.http import error_response
+
+STATIC_DIR = Path(__file__).with_name("static")
+
+
+async def _http_exception(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return JSONResponse({"error": {"code": code, "message": f"{exc.detail}: "
+                                   f"{request.method} {request.url.path}"}},
+                        status_code=exc.status_code)
+
+
+async def _error(request: Request, exc: Exception) -> JSONResponse:
+    return error_response(exc)
+
+
+def create_app(serve_static: bool = False) -> Starlette:
+    """The app. In production Workers static assets serve the web client, so the app only
+    serves it when run locally (`serve_static=True`)."""
+    routes = [*api.routes, *vault_api.routes]
+    if serve_static:
+        from starlette.staticfiles import StaticFiles
+
+        routes.append(Mount("/", app=StaticFiles(directory=STATIC_DIR, html=True)))
+    return Starlette(routes=routes, exception_handlers={
+        HTTPException: _http_exception, MalloryError: _error, DatabaseError: _error,
+        Exception: _error})
+
+
+app = create_app()

@@ -1,0 +1,73 @@
+"""HTTP helpers shared by the routes: the JSON error shape, query parameters, bodies."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from shared.errors import BadRequest, MalloryError, PayloadTooLarge
+from worker.config import Runtime, Settings
+from worker.db import DatabaseError
+
+log = logging.getLogger("mallory.http")
+
+
+def runtime(request: Request) -> Runtime:
+    """The Runtime for this request: ready-made locally, built from `env` in a Worker."""
+    env = request.scope.get("env")
+    if isinstance(env, Runtime):
+        return env
+    if env is None:
+        raise MalloryError("no env in the ASGI scope: run the app through worker.entry or "
+                           "`mallory serve`")
+    from worker.db.binding import D1Database
+
+    return Runtime(db=D1Database(getattr(env, "DB", None)), settings=Settings.from_mapping(env),
+                   ai=getattr(env, "AI", None))
+
+
+def error_response(exc: Exception) -> JSONResponse:
+    if isinstance(exc, MalloryError):
+        return JSONResponse(exc.to_json(), status_code=exc.status)
+    if isinstance(exc, DatabaseError):
+        log.error("database error: %s", exc)
+        return JSONResponse({"error": {"code": "database_error",
+                                       "message": "the database failed; try again shortly"}},
+                            status_code=503)
+    log.exception("unexpected error", exc_info=exc)
+    return JSONResponse({"error": {"code": "internal_error",
+                                   "message": "unexpected server error"}}, status_code=500)
+
+
+def int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be a whole number, got {raw!r}") from None
+    if not low <= value <= high:
+        raise BadRequest(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 as soon as it passes `limit` bytes."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(f"body is {declared} bytes; the limit is {limit}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"body is over the limit of {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def json_ok(data: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(data, status_code=status)

@@ -1,0 +1,123 @@
+"""Model providers behind one small interface, chosen by `MODEL_PROVIDER`.
+
+- `offline` (default): needs no model. It answers honestly from the Recall block: what
+  was found, each item cited, or that nothing was found. A real mode for the local demo
+  and for running without any model account, not a test fake.
+- `openai`: any OpenAI-compatible chat-completions endpoint, through httpx.
+- `workers-ai`: the Workers AI binding (`AI`) in production.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from shared.errors import MalloryError, UpstreamError
+from shared.schemas import Source
+from worker.config import Runtime
+from worker.persona import NO_RECALL, PERSONA
+
+
+@dataclass(frozen=True)
+class Prompt:
+    recall_block: str
+    sources: list[Source]
+    user_text: str
+    history: list[dict[str, str]] = field(default_factory=list)
+    system: str = PERSONA
+
+    def messages(self) -> list[dict[str, str]]:
+        """OpenAI-style messages. The recall block rides in the owner's turn, never in the
+        system prompt, so retrieved text never gains system authority."""
+        block = self.recall_block or NO_RECALL
+        return [{"role": "system", "content": self.system}, *self.history,
+                {"role": "user", "content": f"{block}\n\n{self.user_text}"}]
+
+
+class ChatModel(Protocol):
+    name: str
+
+    async def complete(self, prompt: Prompt) -> str: ...
+
+
+class OfflineResponder:
+    """Answers from the Recall block alone."""
+
+    name = "offline"
+
+    async def complete(self, prompt: Prompt) -> str:
+        if not prompt.sources:
+            return ("I found nothing in your notes or our past conversations about that. "
+                    "(I'm running without a language model, so I can only report what memory "
+                    "holds.) Want me to dig deeper later?")
+        lines = ["Here is what I found in memory:"]
+        for s in prompt.sources:
+            kind = "your note" if s.kind == "note" else "our conversation"
+            lines.append(f"- {kind} “{s.label}”: {s.snippet} [{s.n}]")
+        return "\n".join(lines)
+
+
+class OpenAICompatible:
+    name = "openai"
+
+    def __init__(self, base_url: str, api_key: str, model: str, timeout_s: float) -> None:
+        if not base_url or not model:
+            raise MalloryError("MODEL_PROVIDER=openai needs OPENAI_BASE_URL and OPENAI_MODEL")
+        self.base_url, self.api_key, self.model = base_url, api_key, model
+        self.timeout_s = timeout_s
+
+    async def complete(self, prompt: Prompt) -> str:
+        headers = {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        payload = {"model": self.model, "messages": prompt.messages(), "temperature": 0.3}
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+                response = await client.post(
+                    f"{self.base_url}/chat/completions", json=payload, headers=headers)
+        except httpx.TimeoutException as exc:
+            raise UpstreamError(f"the model did not answer within {self.timeout_s:.0f} s; "
+                                "try again") from exc
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"could not reach the model at {self.base_url}: {exc}") from exc
+        if response.status_code != 200:
+            raise UpstreamError(f"the model provider answered {response.status_code}: "
+                                f"{response.text[:300]}")
+        try:
+            return str(response.json()["choices"][0]["message"]["content"] or "").strip()
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise UpstreamError("the model provider sent an answer in an unknown shape") from exc
+
+
+class WorkersAI:
+    name = "workers-ai"
+
+    def __init__(self, binding: Any, model: str) -> None:
+        if binding is None:
+            raise MalloryError("MODEL_PROVIDER=workers-ai needs an [ai] binding named AI")
+        self.binding, self.model = binding, model
+
+    async def complete(self, prompt: Prompt) -> str:
+        from worker.db.binding import to_py
+
+        try:
+            result = to_py(await self.binding.run(self.model, {"messages": prompt.messages()}))
+        except Exception as exc:  # the JS error from the binding
+            raise UpstreamError(f"Workers AI failed: {exc}") from exc
+        answer = result.get("response") if isinstance(result, dict) else None
+        if not isinstance(answer, str):
+            raise UpstreamError("Workers AI sent an answer in an unknown shape")
+        return answer.strip()
+
+
+def provider_for(runtime: Runtime) -> ChatModel:
+    s = runtime.settings
+    if s.model_provider == "offline":
+        return OfflineResponder()
+    if s.model_provider == "openai":
+        return OpenAICompatible(s.openai_base_url, s.openai_api_key, s.openai_model,
+                                s.model_timeout_s)
+    if s.model_provider == "workers-ai":
+        return WorkersAI(runtime.ai, s.workers_ai_model)
+    raise MalloryError(f"unknown MODEL_PROVIDER {s.model_provider!r}; "
+                       "use offline, openai or workers-ai")

@@ -1,0 +1,192 @@
+"""searchCorpus: one ranked list of hits over vault notes and past messages.
+
+Building the SQL is kept apart from running it. One D1 batch (one round trip) runs the
+FTS query on each index, the document-frequency lookups for the query's terms and the
+corpus sizes; the ranking maths is pure (shared.ranking).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from shared.query import SearchQuery
+from shared.ranking import (
+    MESSAGE_COLUMN_WEIGHTS,
+    NOTE_COLUMN_WEIGHTS,
+    Scored,
+    merge,
+    query_ceiling,
+    recency_boost,
+    relevance,
+)
+from shared.schemas import Hit
+from shared.sources import message_href, note_href, parse_snippet, shorten
+from shared.stem import stem
+from shared.text import tokens
+from worker.db import Database, Statement
+
+Source = Literal["all", "notes", "messages"]
+SNIPPET_TOKENS = 24
+MAX_LABEL_CHARS = 120
+
+
+def _weights(weights: Sequence[float]) -> str:
+    return ", ".join(f"{w:.3f}" for w in weights)
+
+
+# The CTE ranks on the FTS index alone and keeps `limit` rows; only those rows are joined
+# back to the content table and get a snippet (snippet() over every match is the costly
+# part of an FTS query on a large corpus).
+NOTES_SEARCH_SQL = f"""
+WITH ranked AS (
+    SELECT rowid AS rid, bm25(vault_notes_fts, {_weights(NOTE_COLUMN_WEIGHTS)}) AS bm25
+    FROM vault_notes_fts WHERE vault_notes_fts MATCH ?1
+    ORDER BY bm25 LIMIT ?2
+)
+SELECT n.path, n.vault, n.title, n.name, n.aliases, n.tags, n.note_date, ranked.bm25,
+       snippet(vault_notes_fts, 5, char(2), char(3), '…', {SNIPPET_TOKENS}) AS snippet
+FROM ranked
+JOIN vault_notes_fts ON vault_notes_fts.rowid = ranked.rid AND vault_notes_fts MATCH ?1
+JOIN vault_notes AS n ON n.rid = ranked.rid
+ORDER BY ranked.bm25
+"""
+
+# Excluded: the ids in ?3 (a JSON array) and, in conversation ?4, the last ?5 turns.
+MESSAGES_SEARCH_SQL = f"""
+WITH ranked AS (
+    SELECT rowid AS rid, bm25(messages_fts, {_weights(MESSAGE_COLUMN_WEIGHTS)}) AS bm25
+    FROM messages_fts WHERE messages_fts MATCH ?1
+    ORDER BY bm25 LIMIT ?2
+)
+SELECT m.id, m.conversation_id, m.role, m.created_at, c.title AS conversation_title,
+       ranked.bm25,
+       snippet(messages_fts, 0, char(2), char(3), '…', {SNIPPET_TOKENS}) AS snippet
+FROM ranked
+JOIN messages_fts ON messages_fts.rowid = ranked.rid AND messages_fts MATCH ?1
+JOIN messages AS m ON m.rid = ranked.rid
+JOIN conversations AS c ON c.id = m.conversation_id
+WHERE m.id NOT IN (SELECT value FROM json_each(?3))
+  AND NOT (m.conversation_id = ?4 AND m.seq > (
+        SELECT coalesce(max(seq), 0) FROM messages WHERE conversation_id = ?4) - ?5)
+ORDER BY ranked.bm25
+"""
+
+CORPUS_STATS_SQL = "SELECT corpus, docs FROM corpus_stats"
+VOCAB_TABLES = {"notes": "vault_notes_vocab", "messages": "messages_vocab"}
+
+
+def vocab_sql(corpus: str, n_terms: int) -> str:
+    """Document frequencies of n terms: one equality lookup each (fts5vocab has no IN)."""
+    table = VOCAB_TABLES[corpus]
+    return " UNION ALL ".join(
+        [f"SELECT term, doc FROM {table} WHERE term = ?"] * n_terms)
+
+
+@dataclass(frozen=True)
+class Filters:
+    source: Source = "all"
+    limit: int = 10
+    exclude_message_ids: tuple[str, ...] = ()
+    conversation_id: str | None = None
+    exclude_recent_turns: int = 0
+    one_per_group: bool = True
+
+
+def iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _reasons(query: SearchQuery, fields: Mapping[str, str], highlights: int,
+             boost: float, now_ms: int, ts: int) -> list[str]:
+    wanted = {s for t in query.terms for s in t.stems}
+    reasons = []
+    for name, text in fields.items():
+        matched = sorted({stem(w) for w in tokens(text)} & wanted)
+        if matched:
+            reasons.append(f"{name} matches {', '.join(matched)}")
+    if highlights:
+        reasons.append(f"text matches {highlights} time{'s' if highlights > 1 else ''}")
+    if boost >= 1.05:
+        reasons.append(f"recent ({max(now_ms - ts, 0) // 86_400_000} days old)")
+    return reasons
+
+
+def _note_hit(c: Scored, query: SearchQuery, now_ms: int) -> Hit:
+    row = c.row
+    snippet, spans = parse_snippet(str(row["snippet"] or ""))
+    fields = {"title": str(row["title"]), "file name": str(row["name"]),
+              "aliases": str(row["aliases"]), "tags": str(row["tags"])}
+    return Hit(kind="note", id=str(row["path"]), label=shorten(str(row["title"]), MAX_LABEL_CHARS),
+               snippet=snippet, highlights=spans,
+               href=note_href(str(row["vault"]), str(row["path"])),
+               timestamp=iso(c.timestamp_ms), score=round(c.score, 6),
+               relevance=round(c.relevance, 6),
+               reasons=_reasons(query, fields, len(spans), c.boost, now_ms, c.timestamp_ms),
+               path=str(row["path"]))
+
+
+def _message_hit(c: Scored, query: SearchQuery, now_ms: int) -> Hit:
+    row = c.row
+    snippet, spans = parse_snippet(str(row["snippet"] or ""))
+    label = shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS)
+    return Hit(kind="message", id=str(row["id"]), label=label, snippet=snippet,
+               highlights=spans, href=message_href(str(row["id"])),
+               timestamp=iso(c.timestamp_ms), score=round(c.score, 6),
+               relevance=round(c.relevance, 6),
+               reasons=_reasons(query, {}, len(spans), c.boost, now_ms, c.timestamp_ms),
+               conversation_id=str(row["conversation_id"]), role=str(row["role"]))
+
+
+def build_statements(db: Database, query: SearchQuery, filters: Filters
+                     ) -> dict[str, Statement]:
+    stems = sorted({s for t in query.terms for s in t.stems})
+    fetch = max(filters.limit, 1) * 3
+    plan: dict[str, Statement] = {"stats": db.prepare(CORPUS_STATS_SQL)}
+    if filters.source in ("all", "notes"):
+        plan["notes"] = db.prepare(NOTES_SEARCH_SQL).bind(query.match, fetch)
+        plan["notes_df"] = db.prepare(vocab_sql("notes", len(stems))).bind(*stems)
+    if filters.source in ("all", "messages"):
+        # A conversation often has several matching messages: fetch more, keep the best.
+        excluded = json.dumps(list(filters.exclude_message_ids))
+        plan["messages"] = db.prepare(MESSAGES_SEARCH_SQL).bind(
+            query.match, fetch * 3 + len(filters.exclude_message_ids)
+            + filters.exclude_recent_turns,
+            excluded, filters.conversation_id or "", filters.exclude_recent_turns)
+        plan["messages_df"] = db.prepare(vocab_sql("messages", len(stems))).bind(*stems)
+    return plan
+
+
+def score_rows(query: SearchQuery, rows: Mapping[str, list[dict]], now_ms: int
+               ) -> list[Scored]:
+    docs = {r["corpus"]: int(r["docs"]) for r in rows["stats"]}
+    scored: list[Scored] = []
+    for corpus, kind in (("notes", "note"), ("messages", "message")):
+        if corpus not in rows:
+            continue
+        df = {r["term"]: int(r["doc"]) for r in rows[f"{corpus}_df"]}
+        ceiling = query_ceiling(query.terms, df, docs.get(corpus, 0))
+        for row in rows[corpus]:
+            ts = int(row["note_date"] if kind == "note" else row["created_at"])
+            scored.append(Scored(
+                kind=kind,
+                id=str(row["path"] if kind == "note" else row["id"]),
+                group=str(row["path"] if kind == "note" else row["conversation_id"]),
+                relevance=relevance(float(row["bm25"]), ceiling),
+                boost=recency_boost(ts, now_ms), timestamp_ms=ts, row=row))
+    return scored
+
+
+async def search_corpus(db: Database, query: SearchQuery, filters: Filters, now_ms: int
+                        ) -> list[Hit]:
+    """Ranked hits for a sanitised query; [] when the query has no terms."""
+    if query.is_empty:
+        return []
+    plan = build_statements(db, query, filters)
+    results = await db.batch(list(plan.values()))
+    rows = {name: result.results for name, result in zip(plan, results, strict=True)}
+    ranked = merge(score_rows(query, rows, now_ms), filters.limit, filters.one_per_group)
+    return [(_note_hit if c.kind == "note" else _message_hit)(c, query, now_ms) for c in ranked]

@@ -1,0 +1,138 @@
+"""The chat store: conversations and their messages.
+
+A message's position in its conversation is `seq` (1, 2, ...), assigned inside the
+INSERT itself so that two writers can never take the same number. History pages are
+newest-first, and the cursor is the `seq` of the last message a page returned.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from shared.errors import NotFound
+from shared.schemas import Source
+from shared.sources import shorten
+from worker.db import Database
+
+TITLE_CHARS = 80
+
+INSERT_CONVERSATION_SQL = """
+INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)
+"""
+TOUCH_CONVERSATION_SQL = """
+UPDATE conversations SET updated_at = max(updated_at, ?2) WHERE id = ?1
+"""
+GET_CONVERSATION_SQL = "SELECT id, title, created_at, updated_at FROM conversations WHERE id = ?"
+INSERT_MESSAGE_SQL = """
+INSERT INTO messages (id, conversation_id, seq, role, content, sources, context, created_at)
+VALUES (?1, ?2,
+        (SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE conversation_id = ?2),
+        ?3, ?4, ?5, ?6, ?7)
+RETURNING id, conversation_id, seq, role, content, sources, created_at
+"""
+LIST_CONVERSATIONS_SQL = """
+SELECT c.id, c.title, c.created_at, c.updated_at,
+       (SELECT count(*) FROM messages WHERE conversation_id = c.id) AS message_count
+FROM conversations AS c
+WHERE (?1 IS NULL OR c.updated_at < ?1 OR (c.updated_at = ?1 AND c.id < ?2))
+ORDER BY c.updated_at DESC, c.id DESC
+LIMIT ?3
+"""
+PAGE_MESSAGES_SQL = """
+SELECT id, conversation_id, seq, role, content, sources, created_at
+FROM messages
+WHERE conversation_id = ?1 AND seq < ?2
+ORDER BY seq DESC
+LIMIT ?3
+"""
+GET_MESSAGE_SQL = """
+SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_at,
+       (SELECT count(*) FROM messages AS n
+         WHERE n.conversation_id = m.conversation_id AND n.seq > m.seq) AS newer
+FROM messages AS m WHERE m.id = ?
+"""
+RECENT_IDS_SQL = """
+SELECT id FROM messages WHERE conversation_id = ?1 ORDER BY seq DESC LIMIT ?2
+"""
+
+
+def new_id() -> str:
+    # Called inside request handlers only: Workers forbid entropy at import time.
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True)
+class Message:
+    id: str
+    conversation_id: str
+    seq: int
+    role: str
+    content: str
+    sources: list[Source]
+    created_at: int
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Message:
+        sources = [Source.model_validate(s) for s in json.loads(row["sources"] or "[]")]
+        return cls(id=row["id"], conversation_id=row["conversation_id"], seq=int(row["seq"]),
+                   role=row["role"], content=row["content"], sources=sources,
+                   created_at=int(row["created_at"]))
+
+
+async def get_conversation(db: Database, conversation_id: str) -> dict[str, Any]:
+    row = await db.prepare(GET_CONVERSATION_SQL).bind(conversation_id).first()
+    if row is None:
+        raise NotFound(f"no conversation with id {conversation_id!r}")
+    return row
+
+
+async def create_conversation(db: Database, first_text: str, now_ms: int,
+                              conversation_id: str | None = None) -> str:
+    conversation_id = conversation_id or new_id()
+    await db.prepare(INSERT_CONVERSATION_SQL).bind(
+        conversation_id, shorten(first_text, TITLE_CHARS), now_ms).run()
+    return conversation_id
+
+
+async def append_message(db: Database, conversation_id: str, role: str, content: str,
+                         created_at: int, *, message_id: str | None = None,
+                         sources: list[Source] | None = None,
+                         context: str | None = None) -> Message:
+    """Store one message (and bump the conversation) atomically."""
+    sources_json = json.dumps([s.model_dump() for s in sources or []])
+    results = await db.batch([
+        db.prepare(INSERT_MESSAGE_SQL).bind(message_id or new_id(), conversation_id, role,
+                                            content, sources_json, context, created_at),
+        db.prepare(TOUCH_CONVERSATION_SQL).bind(conversation_id, created_at),
+    ])
+    return Message.from_row(results[0].results[0])
+
+
+async def recent_message_ids(db: Database, conversation_id: str, turns: int) -> list[str]:
+    rows = (await db.prepare(RECENT_IDS_SQL).bind(conversation_id, turns).all()).results
+    return [r["id"] for r in rows]
+
+
+async def list_conversations(db: Database, limit: int, before: tuple[int, str] | None
+                             ) -> list[dict[str, Any]]:
+    updated, conv_id = before if before else (None, "")
+    return (await db.prepare(LIST_CONVERSATIONS_SQL).bind(updated, conv_id, limit).all()).results
+
+
+async def page_messages(db: Database, conversation_id: str, before_seq: int | None,
+                        limit: int) -> list[Message]:
+    await get_conversation(db, conversation_id)
+    before = before_seq if before_seq is not None else 2**53 - 1
+    rows = (await db.prepare(PAGE_MESSAGES_SQL).bind(conversation_id, before, limit).all()).results
+    return [Message.from_row(r) for r in rows]
+
+
+async def get_message(db: Database, message_id: str) -> tuple[Message, int]:
+    """The message and how many newer messages its conversation holds."""
+    row = await db.prepare(GET_MESSAGE_SQL).bind(message_id).first()
+    if row is None:
+        raise NotFound(f"no message with id {message_id!r}; it may have been deleted")
+    return Message.from_row(row), int(row["newer"])
