@@ -8,6 +8,7 @@ import asyncio
 import logging
 import sys
 import threading
+import time
 from pathlib import Path
 
 from local.migrate import MIGRATIONS_DIR, MigrationError, migrate
@@ -29,12 +30,26 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _wait_until_up(url: str, timeout_s: float = 30) -> None:
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/status", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+
+
 def _sync_in_background(url: str, vault: Path, token: str, interval_s: int) -> None:
     from hub.cli import run_watch
 
     def run() -> None:
+        _wait_until_up(url)
         run_watch(vault=vault, url=url, token=token, vault_name=None, state_dir=None,
-                  interval_s=interval_s, quiet=False)
+                  interval_s=interval_s, poll_s=5, quiet=True)
 
     threading.Thread(target=run, name="vault-sync", daemon=True).start()
 
@@ -42,11 +57,12 @@ def _sync_in_background(url: str, vault: Path, token: str, interval_s: int) -> N
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    Path(args.db).parent.mkdir(parents=True, exist_ok=True) if args.create_dir else None
+    if args.create_dir:
+        Path(args.db).parent.mkdir(parents=True, exist_ok=True)
     db, applied = _open_migrated(args.db, Path(args.migrations))
     if applied:
         print(f"applied {len(applied)} migration(s) to {args.db}")
-    settings = local_settings({"VAULT_NAME": args.vault_name} if args.vault_name else None)
+    settings = local_settings()
     app = local_app(db, settings)
     url = f"http://{args.host}:{args.port}"
     if args.sync_vault:
@@ -71,7 +87,6 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--migrations", default=str(MIGRATIONS_DIR), help=argparse.SUPPRESS)
     p_serve.add_argument("--port", type=int, default=8787)
     p_serve.add_argument("--host", default="127.0.0.1")
-    p_serve.add_argument("--vault-name", help="vault name for obsidian:// links")
     p_serve.add_argument("--sync-vault", help="also sync this vault folder with the hub, "
                          "now and every SYNC_INTERVAL_S seconds")
     p_serve.add_argument("--create-dir", action="store_true", help="create the --db folder")

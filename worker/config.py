@@ -22,7 +22,6 @@ class Settings:
     # Worker-level shared secrets for /vault/*: the current one and, during rotation, the
     # next. With neither set the sync endpoints refuse every request.
     sync_tokens: tuple[str, ...] = ()
-    vault_name: str = "Vault"
     model_provider: str = "offline"
     openai_base_url: str = ""
     openai_api_key: str = ""
@@ -40,7 +39,6 @@ class Settings:
         tokens = tuple(t for t in (get("SYNC_TOKEN"), get("SYNC_TOKEN_NEXT")) if t)
         return cls(
             sync_tokens=tokens,
-            vault_name=get("VAULT_NAME", "Vault"),
             model_provider=get("MODEL_PROVIDER", "offline").lower(),
             openai_base_url=get("OPENAI_BASE_URL").rstrip("/"),
             openai_api_key=get("OPENAI_API_KEY"),

@@ -1,0 +1,167 @@
+"""`mallory-hub`: push an Obsidian vault to the Worker.
+
+  mallory-hub sync   --vault DIR --url URL [--token T] [--full] [--dry-run]
+  mallory-hub watch  --vault DIR --url URL [--interval 900] [--poll 0]
+  mallory-hub status --vault DIR [--url URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from hub.client import HubError, WorkerClient
+from hub.state import default_state_dir, load_state
+from hub.sync import Summary, Syncer
+from hub.walk import walk_vault
+
+DEFAULT_INTERVAL_S = 15 * 60
+
+
+def _progress(done: int, total: int) -> None:
+    if not sys.stderr.isatty() or total < 200:
+        return
+    width = 30
+    filled = int(width * done / total)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def _report(summary: Summary, dry_run: bool) -> None:
+    for r in summary.rejected:
+        print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+    if dry_run and summary.plan:
+        for u in summary.plan.upserts:
+            print(f"would upsert {u.path} ({len(u.body)} chars, hash {u.content_hash[:10]})")
+        for d in summary.plan.deletes:
+            print(f"would delete {d.path}")
+        print(f"dry run: {len(summary.plan.upserts)} to send, {len(summary.plan.deletes)} to "
+              f"delete, {summary.unchanged} unchanged, {len(summary.rejected)} rejected")
+        return
+    print(summary.line())
+
+
+def run_sync(vault: Path, url: str, token: str, vault_name: str | None,
+             state_dir: Path | None, full: bool = False, dry_run: bool = False,
+             exclude: tuple[str, ...] = ()) -> Summary:
+    client = WorkerClient(url, token)
+    try:
+        syncer = Syncer(vault, client, vault_name or vault.resolve().name,
+                        state_dir or default_state_dir(vault), exclude, _progress)
+        return syncer.run(full=full, dry_run=dry_run)
+    finally:
+        client.close()
+
+
+def _changed_since(vault: Path, exclude: tuple[str, ...], snapshot: dict) -> bool:
+    current = {f.path: (f.mtime_ns, f.size) for f in walk_vault(vault, exclude)}
+    changed = current != snapshot
+    snapshot.clear()
+    snapshot.update(current)
+    return changed
+
+
+def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
+              state_dir: Path | None, interval_s: int = DEFAULT_INTERVAL_S,
+              poll_s: float = 0, exclude: tuple[str, ...] = (), quiet: bool = False,
+              max_runs: int | None = None) -> None:
+    """Sync now and every interval; with poll_s > 0 also soon after a file changes."""
+    runs, snapshot = 0, {}
+    while max_runs is None or runs < max_runs:
+        try:
+            summary = run_sync(vault, url, token, vault_name, state_dir, exclude=exclude)
+            if not quiet or summary.sent or summary.deleted or summary.rejected:
+                _report(summary, dry_run=False)
+        except (HubError, ValueError, OSError, httpx.HTTPError) as exc:
+            print(f"sync failed: {exc}", file=sys.stderr)
+        runs += 1
+        if max_runs is not None and runs >= max_runs:
+            return
+        _changed_since(vault, exclude, snapshot) if poll_s else None
+        deadline = time.monotonic() + interval_s
+        while time.monotonic() < deadline:
+            time.sleep(min(poll_s or interval_s, max(deadline - time.monotonic(), 0)))
+            if poll_s and _changed_since(vault, exclude, snapshot):
+                break
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    state_dir = Path(args.state_dir) if args.state_dir else default_state_dir(Path(args.vault))
+    state = load_state(state_dir)
+    last = (datetime.fromtimestamp(state.last_sync_at / 1000, UTC).isoformat()
+            if state.last_sync_at else "never")
+    print(f"vault {args.vault}: {len(state.notes)} notes pushed, last sync {last}")
+    print(f"state in {state_dir}")
+    if args.url:
+        try:
+            remote = httpx.get(f"{args.url.rstrip('/')}/status", timeout=10).json()
+            print("worker: " + json.dumps(remote))
+        except (httpx.HTTPError, ValueError) as exc:
+            print(f"worker unreachable: {exc}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mallory-hub", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_sync = sub.add_parser("sync", help="push what changed in the vault")
+    p_watch = sub.add_parser("watch", help="sync now and on an interval")
+    p_status = sub.add_parser("status", help="what the hub has pushed")
+    for p in (p_sync, p_watch, p_status):
+        p.add_argument("--vault", required=True, help="the Obsidian vault folder")
+        p.add_argument("--state-dir", help="where the hub keeps its state")
+    for p in (p_sync, p_watch):
+        p.add_argument("--url", required=True, help="the Worker's base URL")
+        p.add_argument("--token", help="sync token (default: $SYNC_TOKEN)")
+        p.add_argument("--vault-name", help="vault name for obsidian:// links "
+                       "(default: the folder's name)")
+        p.add_argument("--exclude", action="append", default=[],
+                       help="glob of vault-relative paths to skip (repeatable)")
+    p_status.add_argument("--url", help="also ask the Worker's /status")
+    p_sync.add_argument("--full", action="store_true",
+                        help="reconcile with the Worker's manifest, deletes included")
+    p_sync.add_argument("--dry-run", action="store_true", help="print what would be sent")
+    p_watch.add_argument("--interval", type=int, default=DEFAULT_INTERVAL_S,
+                         help="seconds between syncs (default 900)")
+    p_watch.add_argument("--poll", type=float, default=0,
+                         help="also check for file changes every N seconds and sync soon "
+                         "after one (0: off)")
+    args = parser.parse_args(argv)
+    if args.command == "status":
+        return cmd_status(args)
+    token = args.token or os.environ.get("SYNC_TOKEN", "")
+    if not token:
+        print("error: no sync token: pass --token or set SYNC_TOKEN", file=sys.stderr)
+        return 2
+    vault = Path(args.vault)
+    state_dir = Path(args.state_dir) if args.state_dir else None
+    try:
+        if args.command == "watch":
+            run_watch(vault, args.url, token, args.vault_name, state_dir, args.interval,
+                      args.poll, tuple(args.exclude))
+            return 0
+        summary = run_sync(vault, args.url, token, args.vault_name, state_dir,
+                           full=args.full, dry_run=args.dry_run, exclude=tuple(args.exclude))
+    except (HubError, ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: the next run finishes the job", file=sys.stderr)
+        return 130
+    _report(summary, args.dry_run)
+    return 1 if summary.rejected and not args.dry_run else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

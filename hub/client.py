@@ -1,0 +1,117 @@
+"""The hub's HTTP client for the Worker: retries with backoff, typed failures.
+
+    HubError                  the sync cannot go on (message says what to do)
+     ├── AuthFailed           401/403: the token is missing or wrong
+     └── BatchRejected        422: the Worker refused items (details per item)
+    BatchTooLarge             413: the caller splits the batch and retries
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
+MAX_ATTEMPTS = 6
+BACKOFF_BASE_S = 0.5
+BACKOFF_CAP_S = 30.0
+TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+
+
+class HubError(Exception):
+    pass
+
+
+class AuthFailed(HubError):
+    pass
+
+
+class BatchRejected(HubError):
+    def __init__(self, message: str, details: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+class BatchTooLarge(Exception):
+    pass
+
+
+def backoff_delay(attempt: int, retry_after: str | None = None,
+                  rand: Callable[[], float] = random.random) -> float:
+    """Full-jitter exponential backoff; a Retry-After in seconds wins when given."""
+    if retry_after and retry_after.strip().isdigit():
+        return min(float(retry_after), BACKOFF_CAP_S)
+    return rand() * min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**attempt)
+
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        return str(response.json()["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return response.text[:300]
+
+
+class WorkerClient:
+    def __init__(self, url: str, token: str, *, sleep: Callable[[float], None] = time.sleep,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self.url = url.rstrip("/")
+        self._sleep = sleep
+        self._client = httpx.Client(
+            base_url=self.url, timeout=TIMEOUT, transport=transport,
+            headers={"authorization": f"Bearer {token}", "user-agent": "mallory-hub"})
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        for attempt in range(MAX_ATTEMPTS):
+            retry_after = None
+            try:
+                response = self._client.request(method, path, **kwargs)
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                failure = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code not in RETRY_STATUSES:
+                    return response
+                failure = f"HTTP {response.status_code}: {_error_message(response)}"
+                retry_after = response.headers.get("retry-after")
+            if attempt + 1 < MAX_ATTEMPTS:
+                self._sleep(backoff_delay(attempt, retry_after))
+        raise HubError(f"{method} {self.url}{path} failed {MAX_ATTEMPTS} times; last: {failure}."
+                       " The next run will retry the remaining changes.")
+
+    def _check(self, response: httpx.Response) -> dict[str, Any]:
+        if response.status_code in (401, 403):
+            raise AuthFailed(f"the Worker refused the sync token ({response.status_code}: "
+                             f"{_error_message(response)})")
+        if response.status_code == 413:
+            raise BatchTooLarge(_error_message(response))
+        if response.status_code == 422:
+            details = []
+            with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
+                details = response.json()["error"].get("details") or []
+            raise BatchRejected(_error_message(response), details)
+        if response.status_code != 200:
+            raise HubError(f"unexpected answer {response.status_code}: "
+                           f"{_error_message(response)}")
+        return response.json()
+
+    def push(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return self._check(self._request("POST", "/vault/sync", json=payload))
+
+    def manifest(self) -> dict[str, str]:
+        """The Worker's whole manifest, path → content hash."""
+        notes: dict[str, str] = {}
+        after = ""
+        while True:
+            page = self._check(self._request("GET", "/vault/manifest",
+                                             params={"after": after, "limit": 1000}))
+            notes.update({n["path"]: n["content_hash"] for n in page["notes"]})
+            if not page.get("next_after"):
+                return notes
+            after = page["next_after"]

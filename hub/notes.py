@@ -1,0 +1,165 @@
+"""Vault parsing and validation: a Markdown file → a NoteUpsert, or a Rejection.
+
+Parsing is pure except for reading the file; every failure is a Rejection with the path
+and a reason, and never affects any other page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from shared.limits import MAX_NOTE_BODY_BYTES
+from shared.schemas import NoteUpsert
+
+# Frontmatter may add a little to the body limit; the body itself is checked by NoteUpsert.
+MAX_FILE_BYTES = MAX_NOTE_BODY_BYTES + 64_000
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*$\r?\n?",
+                          re.DOTALL | re.MULTILINE)
+_DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.DOTALL | re.MULTILINE)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+# Obsidian tags: #word, nested with '/', at least one non-digit, not inside a word or URL.
+_TAG = re.compile(r"(?<![\w/&#\]\)])#([\w\-/]*[^\W\d][\w\-/]*)")
+_H1 = re.compile(r"\A\s*#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    path: str
+    reason: str
+
+
+def content_hash(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """(frontmatter mapping, body). Raises ValueError for broken or unclosed YAML."""
+    if not re.match(r"\A---[ \t]*\r?\n", text):
+        return {}, text
+    match = _FRONTMATTER.match(text)
+    if not match:
+        raise ValueError("frontmatter starts with '---' but is never closed")
+    try:
+        data = yaml.safe_load(match.group(1)) if match.group(1).strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ValueError(f"broken YAML frontmatter{where}: {problem}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError("frontmatter must be a YAML mapping (key: value lines)")
+    return data, text[match.end():]
+
+
+def _strings(value: Any) -> list[str]:
+    """A frontmatter list field given as a list, or as a comma/space separated string."""
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else re.split(r"[,\s]+", str(value))
+    return [str(v).strip() for v in items if v is not None and str(v).strip()]
+
+
+def body_tags(body: str) -> list[str]:
+    text = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
+    return _TAG.findall(text)
+
+
+def _to_ms(value: Any) -> int | None:
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+    elif isinstance(value, date):
+        moment = datetime.combine(value, time(12), tzinfo=UTC)
+    elif isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        moment = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    else:
+        return None
+    return int(moment.timestamp() * 1000)
+
+
+def note_date(name: str, frontmatter: dict[str, Any], mtime_ms: int) -> int:
+    """The date recency uses: a date in the file name (daily notes), else frontmatter
+    `updated` or `date`, else the file's mtime."""
+    match = _DATE_IN_NAME.search(name)
+    if match:
+        try:
+            day = date(int(match[1]), int(match[2]), int(match[3]))
+            return int(datetime.combine(day, time(12), tzinfo=UTC).timestamp() * 1000)
+        except ValueError:
+            pass
+    for key in ("updated", "modified", "date", "created"):
+        ms = _to_ms(frontmatter.get(key))
+        if ms is not None and ms >= 0:
+            return ms
+    return mtime_ms
+
+
+def _title(frontmatter: dict[str, Any], body: str, stem: str) -> str:
+    title = frontmatter.get("title")
+    if isinstance(title, str | int | float) and str(title).strip():
+        return " ".join(str(title).split())
+    heading = _H1.match(body)
+    if heading:
+        return heading.group(1).strip()
+    return stem
+
+
+def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejection:
+    """Parse one vault page; never raises."""
+    if len(raw) > MAX_FILE_BYTES:
+        return Rejection(rel_path, f"file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+    if b"\x00" in raw:
+        return Rejection(rel_path, "binary file (contains NUL bytes), not a Markdown page")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return Rejection(rel_path, f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8")
+    try:
+        frontmatter, body = split_frontmatter(text)
+    except ValueError as exc:
+        return Rejection(rel_path, str(exc))
+    stem = PurePosixPath(rel_path).stem
+    tags = _strings(frontmatter.get("tags", frontmatter.get("tag")))
+    tags += body_tags(body)
+    tags = list(dict.fromkeys(t.lstrip("#") for t in tags if t.lstrip("#")))
+    aliases = _strings(frontmatter.get("aliases", frontmatter.get("alias")))
+    if isinstance(frontmatter.get("aliases"), str):  # one alias may contain spaces
+        aliases = [frontmatter["aliases"].strip()]
+    try:
+        return NoteUpsert(
+            path=rel_path, title=_title(frontmatter, body, stem), aliases=aliases, tags=tags,
+            type=str(frontmatter["type"]) if frontmatter.get("type") is not None else None,
+            status=str(frontmatter["status"]) if frontmatter.get("status") is not None else None,
+            body=body, mtime=mtime_ms, note_date=note_date(stem, frontmatter, mtime_ms),
+            content_hash=content_hash(raw))
+    except ValidationError as exc:
+        reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                            for e in exc.errors(include_url=False))
+        return Rejection(rel_path, reasons)
+
+
+def read_note(vault: Path, rel_path: str) -> NoteUpsert | Rejection:
+    path = vault / rel_path
+    try:
+        stat = path.stat()
+        if stat.st_size > MAX_FILE_BYTES:
+            return Rejection(rel_path, f"file is {stat.st_size} bytes; the limit is "
+                             f"{MAX_FILE_BYTES}")
+        raw = path.read_bytes()
+    except OSError as exc:
+        return Rejection(rel_path, f"cannot read: {exc.strerror or exc}")
+    return parse_note(rel_path, raw, int(stat.st_mtime * 1000))
