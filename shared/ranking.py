@@ -83,17 +83,18 @@ class Scored:
         return self.relevance * self.boost
 
 
-def merge(candidates: Iterable[Scored], limit: int, one_per_group: bool = True) -> list[Scored]:
-    """One ranked list: score desc; ties → newer first, then notes before messages, then id."""
+def merge(candidates: Iterable[Scored], limit: int, per_group: int | None = 1) -> list[Scored]:
+    """One ranked list: score desc; ties → newer first, then notes before messages, then id.
+    At most `per_group` hits per note or conversation (None: no cap)."""
     ordered = sorted(candidates,
                      key=lambda c: (-round(c.score, 12), -c.timestamp_ms, c.kind != "note", c.id))
     result: list[Scored] = []
-    groups: set[tuple[str, str]] = set()
+    groups: dict[tuple[str, str], int] = {}
     for cand in ordered:
         key = (cand.kind, cand.group)
-        if one_per_group and key in groups:
+        if per_group is not None and groups.get(key, 0) >= per_group:
             continue
-        groups.add(key)
+        groups[key] = groups.get(key, 0) + 1
         result.append(cand)
         if len(result) >= limit:
             break

@@ -37,7 +37,7 @@ def select(hits: Sequence[Hit]) -> list[Hit]:
     best = hits[0].score
     chosen = []
     for hit in hits:
-        if hit.relevance < MIN_RELEVANCE or hit.score < RELATIVE_FLOOR * best:
+        if hit.fuzzy or hit.relevance < MIN_RELEVANCE or hit.score < RELATIVE_FLOOR * best:
             continue
         chosen.append(hit)
         if len(chosen) >= MAX_HITS:

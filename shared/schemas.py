@@ -194,6 +194,8 @@ class Hit(BaseModel):
     score: float
     relevance: float
     reasons: list[str] = Field(default_factory=list)
+    # True when the hit matched only through a spelling correction (shared.fuzzy).
+    fuzzy: bool = False
     conversation_id: str | None = None
     role: str | None = None
     path: str | None = None

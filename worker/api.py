@@ -20,6 +20,7 @@ from worker.store import chats
 from worker.store.status import read_status
 
 SOURCES = ("all", "notes", "messages")
+EXPLICIT_PER_CONVERSATION = 2
 STALE_AFTER_INTERVALS = 2
 
 
@@ -33,7 +34,8 @@ async def search(request: Request) -> JSONResponse:
         raise BadRequest(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
     limit = int_param(request, "limit", 10, 1, 50)
     query = build_query(q, Mode.EXPLICIT)
-    hits = await search_corpus(rt.db, query, Filters(source=source, limit=limit), rt.now_ms())
+    filters = Filters(source=source, limit=limit, per_group=EXPLICIT_PER_CONVERSATION)
+    hits = await search_corpus(rt.db, query, filters, rt.now_ms())
     return json_ok({"query": query.text, "terms": [t.fts for t in query.terms],
                     "hits": [h.model_dump() for h in hits]})
 

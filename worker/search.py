@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from shared.query import SearchQuery
+from shared.fuzzy import MAX_CANDIDATES, best_correction, correctable, corrected_term, prefix_range
+from shared.query import SearchQuery, Term
 from shared.ranking import (
     MESSAGE_COLUMN_WEIGHTS,
     NOTE_COLUMN_WEIGHTS,
@@ -77,6 +78,7 @@ ORDER BY ranked.bm25
 
 CORPUS_STATS_SQL = "SELECT corpus, docs FROM corpus_stats"
 VOCAB_TABLES = {"notes": "vault_notes_vocab", "messages": "messages_vocab"}
+VOCAB_RANGE_SQL = "SELECT term, doc FROM {table} WHERE term >= ? AND term < ? LIMIT ?"
 
 
 def vocab_sql(corpus: str, n_terms: int) -> str:
@@ -93,7 +95,10 @@ class Filters:
     exclude_message_ids: tuple[str, ...] = ()
     conversation_id: str | None = None
     exclude_recent_turns: int = 0
-    one_per_group: bool = True
+    # Hits per note or conversation: 1 keeps a ranked list diverse. Explicit search allows
+    # 2 (question and answer of one exchange) and so does not hide the answer behind the
+    # question that matched it better.
+    per_group: int | None = 1
 
 
 def iso(ms: int) -> str:
@@ -160,15 +165,26 @@ def build_statements(db: Database, query: SearchQuery, filters: Filters
     return plan
 
 
-def score_rows(query: SearchQuery, rows: Mapping[str, list[dict]], now_ms: int
-               ) -> list[Scored]:
+def ceilings(query: SearchQuery, rows: Mapping[str, list[dict]]) -> dict[str, float]:
+    """Per corpus, the most this query can score there (shared.ranking.query_ceiling)."""
     docs = {r["corpus"]: int(r["docs"]) for r in rows["stats"]}
+    result = {}
+    for corpus in ("notes", "messages"):
+        if corpus in rows:
+            df = {r["term"]: int(r["doc"]) for r in rows[f"{corpus}_df"]}
+            result[corpus] = query_ceiling(query.terms, df, docs.get(corpus, 0))
+    return result
+
+
+def score_rows(query: SearchQuery, rows: Mapping[str, list[dict]], now_ms: int,
+               floor: Mapping[str, float] | None = None) -> list[Scored]:
+    """Scored candidates; `floor` raises a corpus's ceiling (see search_corpus)."""
+    limits = ceilings(query, rows)
     scored: list[Scored] = []
     for corpus, kind in (("notes", "note"), ("messages", "message")):
         if corpus not in rows:
             continue
-        df = {r["term"]: int(r["doc"]) for r in rows[f"{corpus}_df"]}
-        ceiling = query_ceiling(query.terms, df, docs.get(corpus, 0))
+        ceiling = max(limits[corpus], (floor or {}).get(corpus, 0.0))
         for row in rows[corpus]:
             ts = int(row["note_date"] if kind == "note" else row["created_at"])
             scored.append(Scored(
@@ -180,13 +196,63 @@ def score_rows(query: SearchQuery, rows: Mapping[str, list[dict]], now_ms: int
     return scored
 
 
+async def _run(db: Database, plan: Mapping[str, Statement]) -> dict[str, list[dict]]:
+    results = await db.batch(list(plan.values()))
+    return {name: result.results for name, result in zip(plan, results, strict=True)}
+
+
+def _unknown_terms(query: SearchQuery, rows: Mapping[str, list[dict]]) -> list[Term]:
+    """Correctable terms that no document of the searched corpora contains."""
+    known = {r["term"] for name in ("notes_df", "messages_df") for r in rows.get(name, [])
+             if int(r["doc"]) > 0}
+    return [t for t in query.terms if correctable(t) and t.stems[0] not in known]
+
+
+async def _corrections(db: Database, words: list[str], corpora: list[str]) -> dict[str, str]:
+    plan = {f"{corpus}:{word}": db.prepare(VOCAB_RANGE_SQL.format(table=VOCAB_TABLES[corpus]))
+            .bind(*prefix_range(word), MAX_CANDIDATES)
+            for word in words for corpus in corpora}
+    rows = await _run(db, plan)
+    found = {}
+    for word in words:
+        docs: dict[str, int] = {}
+        for corpus in corpora:
+            for r in rows[f"{corpus}:{word}"]:
+                docs[r["term"]] = docs.get(r["term"], 0) + int(r["doc"])
+        best = best_correction(word, docs.items())
+        if best:
+            found[word] = best
+    return found
+
+
 async def search_corpus(db: Database, query: SearchQuery, filters: Filters, now_ms: int
                         ) -> list[Hit]:
-    """Ranked hits for a sanitised query; [] when the query has no terms."""
+    """Ranked hits for a sanitised query; [] when the query has no terms.
+
+    A word no document contains is treated as a typo: it is replaced by the closest index
+    term (shared.fuzzy) and the search runs again. Only such queries pay the extra trips.
+    Relevance stays measured against the query as typed (whose unknown words carry the
+    highest IDF), so a guessed word earns less confidence than a word the owner typed.
+    """
     if query.is_empty:
         return []
-    plan = build_statements(db, query, filters)
-    results = await db.batch(list(plan.values()))
-    rows = {name: result.results for name, result in zip(plan, results, strict=True)}
-    ranked = merge(score_rows(query, rows, now_ms), filters.limit, filters.one_per_group)
-    return [(_note_hit if c.kind == "note" else _message_hit)(c, query, now_ms) for c in ranked]
+    rows = await _run(db, build_statements(db, query, filters))
+    unknown = _unknown_terms(query, rows)
+    strict: set[str] | None = None
+    as_typed: dict[str, float] = {}
+    if unknown:
+        corpora = [c for c in ("notes", "messages") if c in rows]
+        fixes = await _corrections(db, [t.tokens[0] for t in unknown], corpora)
+        if fixes:
+            terms = tuple(corrected_term(fixes[t.tokens[0]]) if t in unknown
+                          and t.tokens[0] in fixes else t for t in query.terms)
+            strict = {c.id for c in score_rows(query, rows, now_ms)}
+            as_typed = ceilings(query, rows)
+            query = SearchQuery(text=query.text, terms=terms)
+            rows = await _run(db, build_statements(db, query, filters))
+    ranked = merge(score_rows(query, rows, now_ms, as_typed), filters.limit,
+                   filters.per_group)
+    hits = [(_note_hit if c.kind == "note" else _message_hit)(c, query, now_ms) for c in ranked]
+    if strict is not None:
+        hits = [h.model_copy(update={"fuzzy": h.id not in strict}) for h in hits]
+    return hits

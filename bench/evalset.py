@@ -1,0 +1,102 @@
+"""Reading an evaluation set in the DESIGN.md §6 format, and loading it through the real
+path: the hub's parser and POST /vault/sync for notes, the chat store for messages."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hub.client import WorkerClient
+from hub.sync import Summary, Syncer
+from local.sqlite_db import SqliteDatabase
+from worker.store import chats
+
+MS_PER_DAY = 86_400_000
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    query: str
+    category: str
+    judgments: dict[str, int]
+
+
+def _ms(stamp: str) -> int:
+    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def read_queries(set_dir: Path) -> list[Query]:
+    return [Query(q["id"], q["query"], q.get("category", "uncategorised"), q["judgments"])
+            for q in read_jsonl(set_dir / "queries.jsonl")]
+
+
+def stage_notes(set_dir: Path, workdir: Path) -> tuple[Path, list[int]]:
+    """Copy the notes to a scratch vault and set each file's mtime from the manifest's
+    last_commit_at (DESIGN.md §6). Returns the vault and every note timestamp."""
+    source = set_dir / "corpus" / "notes"
+    vault = workdir / "vault"
+    if vault.exists():
+        shutil.rmtree(vault)
+    if source.is_dir():
+        shutil.copytree(source, vault)
+    else:
+        vault.mkdir(parents=True)
+    stamps = []
+    for entry in read_jsonl(set_dir / "corpus" / "notes_manifest.jsonl"):
+        rel = entry["path"].removeprefix("notes/")
+        path = vault / rel
+        if path.is_file() and entry.get("last_commit_at"):
+            ms = _ms(entry["last_commit_at"])
+            os.utime(path, (ms / 1000, ms / 1000))
+            stamps.append(ms)
+    return vault, stamps
+
+
+def sync_notes(vault: Path, url: str, token: str, state_dir: Path) -> Summary:
+    client = WorkerClient(url, token)
+    try:
+        return Syncer(vault, client, "Eval", state_dir).run()
+    finally:
+        client.close()
+
+
+async def load_conversations(db: SqliteDatabase, set_dir: Path) -> list[int]:
+    stamps, known = [], set()
+    for m in read_jsonl(set_dir / "corpus" / "conversations.jsonl"):
+        created = _ms(m["created_at"])
+        stamps.append(created)
+        if m["conversation_id"] not in known:
+            await chats.create_conversation(db, m["content"], created, m["conversation_id"])
+            known.add(m["conversation_id"])
+        await chats.append_message(db, m["conversation_id"], m["role"], m["content"], created,
+                                   message_id=m["message_id"])
+    return stamps
+
+
+def load_set(set_dir: Path, workdir: Path, url: str, token: str, db: SqliteDatabase
+             ) -> tuple[Summary, int]:
+    """Load the set; return the sync summary and the fixed 'now' (one day after the
+    latest timestamp), so recency is reproducible."""
+    vault, note_stamps = stage_notes(set_dir, workdir)
+    summary = sync_notes(vault, url, token, workdir / "hub-state")
+    message_stamps = asyncio.run(load_conversations(db, set_dir))
+    latest = max([*note_stamps, *message_stamps, 0])
+    return summary, latest + MS_PER_DAY
+
+
+def doc_id(hit_kind: str, hit_id: str) -> str:
+    return f"note:{hit_id}" if hit_kind == "note" else f"msg:{hit_id}"

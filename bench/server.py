@@ -1,0 +1,57 @@
+"""A real local server (uvicorn in a thread) on a fresh SQLite database, for benchmarks
+that must load data through the real HTTP path."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from local.migrate import migrate
+from local.server import local_app
+from local.sqlite_db import SqliteDatabase
+from worker.config import Settings
+
+BENCH_TOKEN = "bench-sync-token"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class RunningServer:
+    url: str
+    db: SqliteDatabase
+    token: str = BENCH_TOKEN
+
+
+@contextmanager
+def running_server(db_path: Path) -> Iterator[RunningServer]:
+    db = SqliteDatabase(db_path)
+    asyncio.run(migrate(db))
+    app = local_app(db, Settings(sync_tokens=(BENCH_TOKEN,)), serve_static=False)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the local server did not start")
+        time.sleep(0.05)
+    try:
+        yield RunningServer(url=f"http://127.0.0.1:{port}", db=db)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

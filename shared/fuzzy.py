@@ -1,0 +1,86 @@
+"""Typo correction against the index's own vocabulary (pure functions).
+
+A query word that no document of either corpus contains is probably misspelt. We look at
+the index terms that share its first two letters and take the closest one within a
+small edit distance (optimal string alignment: insertions, deletions, substitutions and
+adjacent transpositions — "asnyc" → "async", "pytset" → "pytest"). Index terms are Porter
+stems, so the word is compared both as typed and stemmed ("compres" ~ "compress",
+"animted" → "animt" ~ "anim").
+
+A correction is a guess, and real words missing from the corpus look like typos
+("passport" → "password"). Explicit search shows corrected results (the owner sees them);
+automatic recall only trusts a hit that also matched a word as typed (worker.search marks
+the others `fuzzy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from shared.query import Term
+from shared.stem import stem
+
+MIN_TYPO_CHARS = 4
+PREFIX_CHARS = 2
+# Vocabulary rows read per misspelt word, at most.
+MAX_CANDIDATES = 3_000
+
+
+def max_distance(word: str) -> int:
+    # Two edits only for long words: at 6-7 letters two edits reach too many real words
+    # ("lisbon" → "listen", "toddler" → "toler").
+    return 1 if len(word) <= 7 else 2
+
+
+def osa_distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance, or limit + 1 once it must exceed `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def correctable(term: Term) -> bool:
+    return (len(term.tokens) == 1 and len(term.tokens[0]) >= MIN_TYPO_CHARS
+            and term.tokens[0].isalpha())
+
+
+def prefix_range(word: str) -> tuple[str, str]:
+    """[low, high) bounds of the vocabulary terms sharing the word's first letters."""
+    prefix = word[:PREFIX_CHARS]
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def best_correction(word: str, vocabulary: Iterable[tuple[str, int]]) -> str | None:
+    """The closest index term, or None. Closest: smallest distance (typed or stemmed), then
+    smallest distance as typed ("compres" → "compress", not "compar"), then most documents.
+    """
+    limit = max_distance(word)
+    stemmed = stem(word)
+    best: tuple[int, int, int, str] | None = None
+    for term, docs in vocabulary:
+        if term in (word, stemmed) or docs <= 0:
+            continue
+        typed = osa_distance(word, term, limit)
+        distance = min(typed, osa_distance(stemmed, term, limit))
+        key = (distance, typed, -docs, term)
+        if distance <= limit and (best is None or key < best):
+            best = key
+    return best[3] if best else None
+
+
+def corrected_term(index_term: str) -> Term:
+    """A query term that matches `index_term`: FTS5 stems query words again, so a stem
+    that is not its own stem ("recurs" → "recur") is searched as a prefix instead."""
+    return Term((index_term,), prefix=stem(index_term) != index_term)
