@@ -1,0 +1,33 @@
+"""Typo correction against the vocabulary."""
+
+from __future__ import annotations
+
+from shared.fuzzy import best_correction, corrected_term, osa_distance, prefix_range
+
+
+def test_osa_distance() -> None:
+    assert osa_distance("async", "async", 2) == 0
+    assert osa_distance("asnyc", "async", 2) == 1  # adjacent transposition
+    assert osa_distance("pytset", "pytest", 2) == 1
+    assert osa_distance("electon", "electron", 2) == 1
+    assert osa_distance("kitten", "sitting", 3) == 3
+    assert osa_distance("a", "abcdef", 2) == 3  # capped at limit + 1
+
+
+def test_best_correction_prefers_typed_distance_then_frequency() -> None:
+    vocab = [("compar", 50), ("compress", 3), ("compil", 9)]
+    assert best_correction("compres", vocab) == "compress"
+    assert best_correction("asnyc", [("async", 4), ("asyncio", 9)]) == "async"
+    assert best_correction("pytset", [("pytest", 40), ("python", 99)]) == "pytest"
+
+
+def test_no_correction_beyond_the_distance_limit() -> None:
+    assert best_correction("lisbon", [("listen", 10)]) is None  # 2 edits on 6 letters
+    assert best_correction("toddler", [("toler", 10)]) is None
+    assert best_correction("datastte", [("datasett", 10)]) == "datasett"  # 8 letters: 2 ok
+
+
+def test_prefix_range_and_corrected_terms() -> None:
+    assert prefix_range("asnyc") == ("as", "at")
+    assert corrected_term("async").fts == '"async"'
+    assert corrected_term("recurs").fts == '"recurs"*'  # FTS5 would stem "recurs" again
