@@ -67,7 +67,7 @@ def split_statements(sql: str) -> list[str]:
     for line in sql.splitlines(keepends=True):
         current += line
         if sqlite3.complete_statement(current):
-            stmt = current.strip()
+            stmt = re.sub(r"\A(\s*--[^\n]*\n)+", "", current).strip()
             if _strip_comments(stmt):
                 statements.append(stmt.rstrip(";").strip())
             current = ""

@@ -1,0 +1,191 @@
+"""The contract suite: the same tests on the local SQLite adapter and on real D1 inside
+Miniflare, proving the local adapter behaves like D1 where the project depends on it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from local.migrate import migrate
+from local.sqlite_db import SqliteDatabase
+from shared.query import Mode, build_query
+from shared.schemas import SyncBatch
+from tests.conftest import NOW_MS, note
+from worker.db import ConstraintError, Database, LimitExceeded, QueryError
+from worker.search import Filters, search_corpus
+from worker.store import chats, notes
+
+pytestmark = pytest.mark.miniflare
+
+LIST_SQL = """
+SELECT name, sql FROM sqlite_master
+WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'
+"""
+
+
+async def reset(db: Database) -> None:
+    """Drop every trigger, then every table (virtual tables first: their shadow tables go
+    with them)."""
+    triggers = (await db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+                .all()).results
+    for row in triggers:
+        await db.prepare(f'DROP TRIGGER IF EXISTS "{row["name"]}"').run()
+    rows = (await db.prepare(LIST_SQL).all()).results
+    virtual = [r["name"] for r in rows if (r["sql"] or "").upper().startswith("CREATE VIRTUAL")]
+    for name in virtual:
+        await db.prepare(f'DROP TABLE IF EXISTS "{name}"').run()
+    for row in (await db.prepare(LIST_SQL).all()).results:
+        await db.prepare(f'DROP TABLE IF EXISTS "{row["name"]}"').run()
+
+
+@pytest.fixture(params=["sqlite", "miniflare"])
+async def port(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    if request.param == "sqlite":
+        db: Database = SqliteDatabase(tmp_path / "contract.sqlite")
+    else:
+        db = request.getfixturevalue("miniflare_d1")
+        await reset(db)
+    await migrate(db)
+    yield db
+
+
+async def fts_paths(db: Database, match: str) -> list[str]:
+    rows = (await db.prepare(
+        "SELECT n.path FROM vault_notes_fts JOIN vault_notes n ON n.rid = vault_notes_fts.rowid"
+        " WHERE vault_notes_fts MATCH ? ORDER BY n.path").bind(match).all()).results
+    return [r["path"] for r in rows]
+
+
+async def integrity_ok(db: Database, table: str) -> bool:
+    try:
+        await db.prepare(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')").run()
+    except QueryError:
+        return False
+    return True
+
+
+async def apply(db: Database, batch_id: str, *upserts, deletes=()) -> None:
+    batch = SyncBatch(batch_id=batch_id, vault="V", upserts=list(upserts), deletes=list(deletes))
+    await notes.apply_batch(db, batch, NOW_MS)
+
+
+async def test_migrations_apply_and_are_recorded(port: Database) -> None:
+    rows = (await port.prepare("SELECT name FROM d1_migrations").all()).results
+    assert [r["name"] for r in rows] == ["0001_initial.sql"]
+    assert await migrate(port) == []
+
+
+async def test_triggers_keep_note_fts_in_sync_through_upserts_and_deletes(port: Database
+                                                                          ) -> None:
+    await apply(port, "1", note("a.md", "the aardvark digs", mtime=NOW_MS - 10))
+    assert await fts_paths(port, "aardvark") == ["a.md"]
+    await apply(port, "2", note("a.md", "the badger digs", mtime=NOW_MS))  # ON CONFLICT path
+    assert await fts_paths(port, "aardvark") == []
+    assert await fts_paths(port, "badger") == ["a.md"]
+    await apply(port, "3", deletes=[{"path": "a.md", "deleted_at": NOW_MS + 1}])
+    assert await fts_paths(port, "badger") == []
+    assert await integrity_ok(port, "vault_notes_fts")
+    stats = (await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'notes'")
+             .first())
+    assert stats == {"docs": 0}
+
+
+async def test_triggers_keep_message_fts_in_sync(port: Database) -> None:
+    conv = await chats.create_conversation(port, "hello", NOW_MS, "c1")
+    msg = await chats.append_message(port, conv, "user", "my cat is called Biscuit", NOW_MS)
+    match = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?"
+    assert len((await port.prepare(match).bind("biscuit").all()).results) == 1
+    await port.prepare("UPDATE messages SET content = ? WHERE id = ?").bind(
+        "my cat is called Pixel", msg.id).run()
+    assert (await port.prepare(match).bind("biscuit").all()).results == []
+    assert len((await port.prepare(match).bind("pixel").all()).results) == 1
+    await port.prepare("DELETE FROM messages WHERE id = ?").bind(msg.id).run()
+    assert (await port.prepare(match).bind("pixel").all()).results == []
+    assert await integrity_ok(port, "messages_fts")
+
+
+async def test_insert_or_replace_corrupts_external_content_fts(port: Database) -> None:
+    """Why the project never writes INSERT OR REPLACE: REPLACE deletes the old row without
+    firing the delete trigger, so the FTS index keeps entries for a row that is gone."""
+    await apply(port, "1", note("a.md", "the aardvark digs"))
+    columns = ("path, vault, title, name, body, mtime, note_date, content_hash, synced_at")
+    await port.prepare(f"INSERT OR REPLACE INTO vault_notes ({columns}) VALUES "
+                       "('a.md', 'V', 't', 'a', 'new text', 1, 1, 'h', 1)").run()
+    body = await port.prepare("SELECT body FROM vault_notes WHERE path = 'a.md'").first()
+    assert body == {"body": "new text"}
+    orphans = (await port.prepare(
+        "SELECT rowid FROM vault_notes_fts WHERE vault_notes_fts MATCH 'aardvark' "
+        "AND rowid NOT IN (SELECT rid FROM vault_notes)").all()).results
+    assert len(orphans) == 1  # the index still holds the replaced row's words
+
+
+def test_project_sql_never_uses_insert_or_replace() -> None:
+    root = Path(__file__).resolve().parents[2]
+    offenders = [str(p) for folder in ("worker", "shared", "migrations")
+                 for p in (root / folder).rglob("*") if p.suffix in (".py", ".sql")
+                 and re.search(r"INSERT\s+OR\s+REPLACE\s+INTO", p.read_text(), re.I)]
+    assert offenders == []
+
+
+async def test_match_bm25_weights_and_snippet_agree(port: Database) -> None:
+    await apply(port, "1",
+                note("sqlite/wal.md", "Turn on write-ahead logging with PRAGMA journal_mode",
+                     title="Enabling WAL mode for SQLite"),
+                note("misc/modes.md", "Many modes exist; WAL is one of them among others",
+                     title="Modes"),
+                note("misc/other.md", "Nothing relevant here at all", title="Other"))
+    conv = await chats.create_conversation(port, "wal?", NOW_MS, "c1")
+    await chats.append_message(port, conv, "assistant", "WAL mode lets readers and writers "
+                               "work at the same time in SQLite", NOW_MS, message_id="m1")
+    hits = await search_corpus(port, build_query("sqlite wal mode", Mode.EXPLICIT),
+                               Filters(limit=10), NOW_MS)
+    summary = [(h.kind, h.id, round(h.relevance, 4), h.snippet, h.highlights) for h in hits]
+    ids = [s[1] for s in summary]
+    assert ids[0] == "sqlite/wal.md" and "misc/modes.md" in ids and "misc/other.md" not in ids
+    assert summary[0][2] > summary[1][2] > 0
+    # The exact figures are pinned per adapter and compared across adapters below.
+    port_results[type(port).__name__] = summary
+    if len(port_results) == 2:
+        first, second = port_results.values()
+        assert first == second
+
+
+port_results: dict[str, list] = {}
+
+
+async def test_a_failing_batch_applies_nothing(port: Database) -> None:
+    await chats.create_conversation(port, "x", NOW_MS, "c1")
+    with pytest.raises(ConstraintError):
+        await port.batch([
+            port.prepare("INSERT INTO conversations (id, title, created_at, updated_at) "
+                         "VALUES ('c2', 't', 1, 1)"),
+            port.prepare("INSERT INTO conversations (id, title, created_at, updated_at) "
+                         "VALUES ('c1', 'duplicate', 1, 1)"),
+        ])
+    rows = (await port.prepare("SELECT id FROM conversations ORDER BY id").all()).results
+    assert rows == [{"id": "c1"}]
+
+
+async def test_bound_parameter_limit_is_hit_the_same_way(port: Database) -> None:
+    ok = await port.prepare("SELECT " + ", ".join(["?"] * 100) + " AS x").bind(*range(100)).all()
+    assert len(ok.results) == 1
+    with pytest.raises(LimitExceeded, match="too many SQL variables"):
+        await port.prepare("SELECT " + ", ".join(["?"] * 101)).bind(*range(101)).all()
+
+
+async def test_errors_come_back_typed(port: Database) -> None:
+    with pytest.raises(QueryError, match="syntax error"):
+        await port.prepare("SELEC 1").all()
+    with pytest.raises(QueryError, match="no such table"):
+        await port.prepare("SELECT * FROM nowhere").all()
+    with pytest.raises(QueryError):
+        await port.prepare("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?").bind(
+            '"unterminated').all()
+    await chats.create_conversation(port, "x", NOW_MS, "c1")
+    with pytest.raises(ConstraintError):
+        await chats.create_conversation(port, "x", NOW_MS, "c1")
+    with pytest.raises(ConstraintError):  # foreign keys are always on in D1
+        await chats.append_message(port, "no-such-conversation", "user", "hi", NOW_MS)
