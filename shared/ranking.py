@@ -45,8 +45,12 @@ def idf(n_docs: int, df: int) -> float:
 
 
 def term_df(term: Term, df_by_stem: Mapping[str, int]) -> int:
-    """A phrase occurs in at most as many documents as its rarest token."""
-    return min(df_by_stem.get(s, 0) for s in term.stems)
+    """A phrase occurs in at most as many documents as its rarest token. A term no document
+    holds counts as if one did: the ceiling assumes the best any real term could do. Without
+    this, in a small vault an unseen word's IDF (log((N+0.5)/0.5)) dwarfs every seen word's
+    (FTS5 floors the IDF of a word in half the documents to 1e-6), and nothing could ever
+    look relevant."""
+    return max(min(df_by_stem.get(s, 0) for s in term.stems), 1)
 
 
 def query_ceiling(terms: Sequence[Term], df_by_stem: Mapping[str, int], n_docs: int) -> float:

@@ -37,7 +37,12 @@ def fts() -> sqlite3.Connection:
 
 
 def search(conn: sqlite3.Connection, text: str, mode: Mode = Mode.EXPLICIT) -> list[int]:
-    query = build_query(text, mode)
+    """Run text through the sanitiser into real FTS5. Over-long text is a clean refusal."""
+    try:
+        query = build_query(text, mode)
+    except QueryTooLong:
+        assert len(normalize(text)) > MAX_QUERY_CHARS
+        return []
     if query.is_empty:
         return []
     return [r[0] for r in conn.execute(
