@@ -24,7 +24,7 @@ from typing import Any
 from bench.baselines import Bm25s, NaiveFts5, documents
 from bench.evalset import Query, doc_id, load_set, read_queries
 from bench.metrics import mean, ndcg_at, recall_at, reciprocal_rank
-from bench.server import running_server
+from local.thread_server import running_server
 from shared.query import Mode, build_query
 from worker.api import EXPLICIT_PER_CONVERSATION
 from worker.recall import gated_hits

@@ -104,14 +104,15 @@ class WorkerClient:
     def push(self, payload: dict[str, Any]) -> dict[str, Any]:
         return self._check(self._request("POST", "/vault/sync", json=payload))
 
-    def manifest(self) -> dict[str, str]:
-        """The Worker's whole manifest, path → content hash."""
-        notes: dict[str, str] = {}
+    def manifest(self) -> dict[str, tuple[str, int]]:
+        """The Worker's whole manifest, path → (content hash, mtime ms)."""
+        notes: dict[str, tuple[str, int]] = {}
         after = ""
         while True:
             page = self._check(self._request("GET", "/vault/manifest",
                                              params={"after": after, "limit": 1000}))
-            notes.update({n["path"]: n["content_hash"] for n in page["notes"]})
+            notes.update({n["path"]: (n["content_hash"], int(n["mtime"]))
+                          for n in page["notes"]})
             if not page.get("next_after"):
                 return notes
             after = page["next_after"]

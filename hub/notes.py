@@ -125,7 +125,7 @@ def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejecti
     if b"\x00" in raw:
         return Rejection(rel_path, "binary file (contains NUL bytes), not a Markdown page")
     try:
-        text = raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as exc:
         return Rejection(rel_path, f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8")
     try:

@@ -36,9 +36,9 @@ class Plan:
 
 
 def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: int,
-                 remote: Mapping[str, str] | None = None) -> Plan:
+                 remote: Mapping[str, tuple[str, int]] | None = None) -> Plan:
     """Compare the vault with what was pushed (the local state, or with `remote` — the
-    Worker's manifest, path → hash — for a full reconcile)."""
+    Worker's manifest, path → (hash, mtime ms) — for a full reconcile)."""
     plan = Plan()
     seen: set[str] = set()
     for f in files:
@@ -52,15 +52,25 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
         if isinstance(parsed, Rejection):
             plan.rejected.append(parsed)
             continue
-        pushed = remote.get(f.path) if remote is not None else (known.hash if known else None)
+        if remote is not None:
+            pushed = remote[f.path][0] if f.path in remote else None
+        else:
+            pushed = known.hash if known else None
         if pushed == parsed.content_hash:
             plan.unchanged += 1
             plan.confirmed[f.path] = parsed.content_hash
         else:
             plan.upserts.append(parsed)
-    previous = set(remote) if remote is not None else set(state.notes)
-    for path in sorted(previous - seen):
-        plan.deletes.append(NoteDelete(path=path, deleted_at=now_ms))
+    # The Worker ignores a delete older than the copy it holds (a stale retry must not
+    # remove a newer note), so a deletion is dated after the last version we know of, even
+    # when that file's mtime was in the future.
+    if remote is not None:
+        last_seen = {path: mtime for path, (_, mtime) in remote.items()}
+    else:
+        last_seen = {path: e.mtime_ns // 1_000_000 for path, e in state.notes.items()}
+    for path in sorted(set(last_seen) - seen):
+        plan.deletes.append(NoteDelete(path=path,
+                                       deleted_at=max(now_ms, last_seen[path] + 1)))
     return plan
 
 

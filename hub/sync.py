@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hub.client import BatchRejected, BatchTooLarge, WorkerClient
 from hub.notes import Rejection
-from hub.plan import Batch, Plan, batch_id, make_batches, plan_changes
+from hub.plan import BATCH_ITEMS, Batch, Plan, batch_id, make_batches, plan_changes
 from hub.state import Entry, State, load_state, save_state
 from hub.walk import walk_vault
 
@@ -39,9 +39,11 @@ def _now_ms() -> int:
 
 class Syncer:
     def __init__(self, vault: Path, client: WorkerClient, vault_name: str, state_dir: Path,
-                 exclude: Sequence[str] = (), progress: Progress | None = None) -> None:
+                 exclude: Sequence[str] = (), progress: Progress | None = None,
+                 batch_items: int = BATCH_ITEMS) -> None:
         self.vault, self.client, self.vault_name = vault, client, vault_name
         self.state_dir, self.exclude, self.progress = state_dir, tuple(exclude), progress
+        self.batch_items = batch_items
 
     def plan(self, state: State, full: bool) -> Plan:
         remote = self.client.manifest() if full else None
@@ -61,7 +63,7 @@ class Syncer:
         state.vault, state.url = self.vault_name, self.client.url
         for path, digest in plan.confirmed.items():
             self._record(state, path, digest)
-        batches = make_batches(plan, self.vault_name)
+        batches = make_batches(plan, self.vault_name, max_items=self.batch_items)
         total = sum(b.size for b in batches)
         done = 0
         for batch in batches:

@@ -46,7 +46,7 @@ async def test_failing_migration_leaves_database_unchanged(tmp_path: Path) -> No
     folder = write(tmp_path / "mig", "0001_ok.sql", "CREATE TABLE a (x INTEGER);")
     write(folder, "0002_bad.sql", "CREATE TABLE b (y INTEGER);\nINSERT INTO missing VALUES (1);")
     db = SqliteDatabase(tmp_path / "m.sqlite")
-    with pytest.raises(MigrationError, match="0002_bad.sql failed and was rolled back"):
+    with pytest.raises(MigrationError, match=r"0002_bad\.sql failed and was rolled back"):
         await migrate(db, folder)
     assert "a" in tables(tmp_path / "m.sqlite")
     assert "b" not in tables(tmp_path / "m.sqlite")
@@ -79,7 +79,7 @@ def test_defer_foreign_keys_is_allowed(tmp_path: Path) -> None:
 
 def test_badly_named_file_is_refused(tmp_path: Path) -> None:
     folder = write(tmp_path / "mig", "initial.sql", "CREATE TABLE a (x);")
-    with pytest.raises(MigrationError, match="NNNN_name.sql"):
+    with pytest.raises(MigrationError, match=r"NNNN_name\.sql"):
         load_migrations(folder)
 
 
@@ -92,7 +92,7 @@ def test_triggers_split_as_one_statement() -> None:
 
 
 def test_project_migrations_pass_the_check() -> None:
-    assert [m.name for m in load_migrations(MIGRATIONS_DIR)][0] == "0001_initial.sql"
+    assert next(m.name for m in load_migrations(MIGRATIONS_DIR)) == "0001_initial.sql"
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

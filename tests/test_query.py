@@ -62,7 +62,7 @@ def test_random_unicode_never_raises_in_real_fts5(fts: sqlite3.Connection, text:
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.sampled_from(HOSTILE + ["wal", "sqlite", "pg", "snake_case", "*", '"']),
+@given(st.lists(st.sampled_from([*HOSTILE, "wal", "sqlite", "pg", "snake_case", "*", '"']),
                 max_size=12).map(" ".join))
 def test_hostile_combinations_never_raise(fts: sqlite3.Connection, text: str) -> None:
     search(fts, text)

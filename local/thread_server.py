@@ -1,5 +1,5 @@
-"""A real local server (uvicorn in a thread) on a fresh SQLite database, for benchmarks
-that must load data through the real HTTP path."""
+"""A real local server (uvicorn in a background thread) on a fresh SQLite database, for
+tests and benchmarks that must load data through the real HTTP path."""
 
 from __future__ import annotations
 
@@ -36,10 +36,11 @@ class RunningServer:
 
 
 @contextmanager
-def running_server(db_path: Path) -> Iterator[RunningServer]:
+def running_server(db_path: Path, token: str = BENCH_TOKEN, serve_static: bool = False
+                   ) -> Iterator[RunningServer]:
     db = SqliteDatabase(db_path)
     asyncio.run(migrate(db))
-    app = local_app(db, Settings(sync_tokens=(BENCH_TOKEN,)), serve_static=False)
+    app = local_app(db, Settings(sync_tokens=(token,)), serve_static=serve_static)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",
                                            lifespan="off"))
@@ -51,7 +52,7 @@ def running_server(db_path: Path) -> Iterator[RunningServer]:
             raise RuntimeError("the local server did not start")
         time.sleep(0.05)
     try:
-        yield RunningServer(url=f"http://127.0.0.1:{port}", db=db)
+        yield RunningServer(url=f"http://127.0.0.1:{port}", db=db, token=token)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

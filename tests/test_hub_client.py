@@ -1,0 +1,122 @@
+"""The hub's HTTP behaviour against a mocked Worker (respx): retries, backoff, 401/413/422."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+import respx
+
+from hub.client import (
+    BACKOFF_CAP_S,
+    MAX_ATTEMPTS,
+    AuthFailed,
+    HubError,
+    WorkerClient,
+    backoff_delay,
+)
+from hub.sync import Syncer
+
+URL = "https://worker.example"
+OK = {"batch_id": "x", "status": "applied", "upserted": 1, "skipped_stale": 0, "deleted": 0}
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    return []
+
+
+@pytest.fixture
+def client(sleeps: list[float]) -> WorkerClient:
+    return WorkerClient(URL, "tok", sleep=sleeps.append)
+
+
+def vault(tmp_path: Path, n: int) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(n):
+        (root / f"note{i}.md").write_text(f"note number {i}")
+    return root
+
+
+def test_backoff_is_exponential_with_full_jitter_and_a_cap() -> None:
+    assert backoff_delay(0, rand=lambda: 1.0) == 0.5
+    assert backoff_delay(3, rand=lambda: 1.0) == 4.0
+    assert backoff_delay(30, rand=lambda: 1.0) == BACKOFF_CAP_S
+    assert backoff_delay(3, rand=lambda: 0.25) == 1.0
+    assert backoff_delay(1, retry_after="7") == 7.0
+
+
+@respx.mock
+def test_transient_failures_are_retried_then_succeed(client: WorkerClient,
+                                                     sleeps: list[float]) -> None:
+    route = respx.post(f"{URL}/vault/sync").mock(side_effect=[
+        httpx.Response(503), httpx.ConnectTimeout("slow"),
+        httpx.Response(429, headers={"retry-after": "2"}),
+        httpx.Response(200, json=OK)])
+    assert client.push({"batch_id": "x"}) == OK
+    assert route.call_count == 4
+    assert len(sleeps) == 3 and sleeps[2] == 2.0
+    assert route.calls.last.request.headers["authorization"] == "Bearer tok"
+
+
+@respx.mock
+def test_persistent_failure_gives_up_with_a_clear_error(client: WorkerClient,
+                                                        sleeps: list[float]) -> None:
+    route = respx.post(f"{URL}/vault/sync").mock(return_value=httpx.Response(500))
+    with pytest.raises(HubError, match="failed 6 times"):
+        client.push({"batch_id": "x"})
+    assert route.call_count == MAX_ATTEMPTS and len(sleeps) == MAX_ATTEMPTS - 1
+
+
+@respx.mock
+def test_401_is_not_retried(client: WorkerClient) -> None:
+    route = respx.post(f"{URL}/vault/sync").mock(return_value=httpx.Response(
+        401, json={"error": {"code": "unauthorized", "message": "missing credentials"}}))
+    with pytest.raises(AuthFailed, match="missing credentials"):
+        client.push({"batch_id": "x"})
+    assert route.call_count == 1
+
+
+@respx.mock
+def test_413_splits_the_batch(tmp_path: Path, client: WorkerClient) -> None:
+    sizes, accepted = [], []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        sizes.append(len(body["upserts"]))
+        if len(body["upserts"]) > 2:
+            return httpx.Response(413, json={"error": {"message": "too large"}})
+        accepted.append(len(body["upserts"]))
+        return httpx.Response(200, json={**OK, "batch_id": body["batch_id"]})
+
+    respx.post(f"{URL}/vault/sync").mock(side_effect=handler)
+    summary = Syncer(vault(tmp_path, 5), client, "V", tmp_path / "state").run()
+    assert summary.sent == 5 and not summary.rejected
+    assert sizes[0] == 5 and sum(accepted) == 5 and max(accepted) <= 2
+
+
+@respx.mock
+def test_422_drops_the_bad_items_and_sends_the_rest(tmp_path: Path,
+                                                    client: WorkerClient) -> None:
+    sent = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        paths = [u["path"] for u in body["upserts"]]
+        if "note1.md" in paths:
+            index = paths.index("note1.md")
+            return httpx.Response(422, json={"error": {"code": "invalid_payload", "message": "bad",
+                                                       "details": [{"item": f"upserts[{index}]",
+                                                                    "field": "body",
+                                                                    "message": "nope"}]}})
+        sent.extend(paths)
+        return httpx.Response(200, json={**OK, "batch_id": body["batch_id"]})
+
+    respx.post(f"{URL}/vault/sync").mock(side_effect=handler)
+    summary = Syncer(vault(tmp_path, 3), client, "V", tmp_path / "state").run()
+    assert sorted(sent) == ["note0.md", "note2.md"]
+    assert [(r.path, r.reason) for r in summary.rejected] == [
+        ("note1.md", "refused by the Worker: nope")]

@@ -1,0 +1,168 @@
+"""The hub against the real Worker app over real HTTP (uvicorn) on real SQLite."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from hub.client import AuthFailed, WorkerClient
+from hub.sync import Syncer
+from local.thread_server import RunningServer, running_server
+from tests.conftest import ROOT
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with running_server(tmp_path / "worker.sqlite", token="e2e-token") as running:
+        yield running
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "My Vault"
+    (root / "Projects").mkdir(parents=True)
+    (root / "Projects" / "Lighthouse.md").write_text(
+        "---\ntags: [restoration]\n---\n# Lighthouse restoration\nRepaint the lantern room.")
+    (root / "Recipes.md").write_text("Grandma's plum dumplings need cinnamon sugar.")
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian" / "app.md").write_text("settings, never synced")
+    return root
+
+
+def run(server: RunningServer, vault: Path, tmp_path: Path, *, full: bool = False,
+        token: str | None = None, client: WorkerClient | None = None, batch_items: int = 100):
+    client = client or WorkerClient(server.url, token or server.token)
+    try:
+        return Syncer(vault, client, vault.name, tmp_path / "hub-state",
+                      batch_items=batch_items).run(full=full)
+    finally:
+        client.close()
+
+
+def search(server: RunningServer, q: str) -> list[str]:
+    response = httpx.get(f"{server.url}/api/search", params={"q": q})
+    assert response.status_code == 200
+    return [h["id"] for h in response.json()["hits"]]
+
+
+def status(server: RunningServer) -> dict:
+    return httpx.get(f"{server.url}/status").json()
+
+
+def manifest(server: RunningServer) -> dict[str, str]:
+    client = WorkerClient(server.url, server.token)
+    try:
+        return client.manifest()
+    finally:
+        client.close()
+
+
+def test_create_edit_rename_delete_are_followed(server: RunningServer, vault: Path,
+                                                tmp_path: Path) -> None:
+    first = run(server, vault, tmp_path)
+    assert (first.sent, first.deleted, len(first.rejected)) == (2, 0, 0)
+    assert search(server, "lantern") == ["Projects/Lighthouse.md"]
+    hit = httpx.get(f"{server.url}/api/search", params={"q": "lantern"}).json()["hits"][0]
+    assert hit["href"] == "obsidian://open?vault=My%20Vault&file=Projects%2FLighthouse"
+    assert status(server)["corpora"]["notes"] == 2
+
+    assert run(server, vault, tmp_path).sent == 0  # no-op: nothing sent
+
+    note = vault / "Recipes.md"
+    note.write_text("Grandma's plum dumplings need poppy seeds.")
+    os.utime(note, (note.stat().st_atime, note.stat().st_mtime + 5))
+    assert run(server, vault, tmp_path).sent == 1
+    assert search(server, "cinnamon") == [] and search(server, "poppy") == ["Recipes.md"]
+
+    (vault / "Projects" / "Lighthouse.md").rename(vault / "Projects" / "Beacon.md")
+    renamed = run(server, vault, tmp_path)
+    assert (renamed.sent, renamed.deleted) == (1, 1)
+    assert search(server, "lantern") == ["Projects/Beacon.md"]
+
+    (vault / "Recipes.md").unlink()
+    assert run(server, vault, tmp_path).deleted == 1
+    assert search(server, "poppy") == []
+    assert status(server)["corpora"]["notes"] == 1
+
+
+def test_a_broken_page_is_reported_and_the_rest_syncs(server: RunningServer, vault: Path,
+                                                      tmp_path: Path) -> None:
+    (vault / "Broken.md").write_text("---\ntitle: [oops\n---\nbody")
+    summary = run(server, vault, tmp_path)
+    assert [r.path for r in summary.rejected] == ["Broken.md"]
+    assert summary.sent == 2
+
+
+class KilledAfter(WorkerClient):
+    """A hub process that dies (Ctrl-C) after `pushes` accepted batches."""
+
+    def __init__(self, url: str, token: str, pushes: int) -> None:
+        super().__init__(url, token)
+        self.left = pushes
+
+    def push(self, payload: dict) -> dict:
+        if self.left == 0:
+            raise KeyboardInterrupt
+        self.left -= 1
+        return super().push(payload)
+
+
+def test_killed_between_batches_resumes_without_loss(server: RunningServer,
+                                                     tmp_path: Path) -> None:
+    vault = tmp_path / "big"
+    vault.mkdir()
+    for i in range(45):
+        (vault / f"n{i:02d}.md").write_text(f"note {i} about topic{i}")
+    with pytest.raises(KeyboardInterrupt):
+        run(server, vault, tmp_path, client=KilledAfter(server.url, server.token, 2),
+            batch_items=10)
+    assert status(server)["corpora"]["notes"] == 20
+    resumed = run(server, vault, tmp_path, batch_items=10)
+    assert resumed.sent == 25
+    assert status(server)["corpora"]["notes"] == 45
+    assert search(server, "topic44") == ["n44.md"]
+
+
+def test_lost_state_is_repaired_by_full(server: RunningServer, vault: Path,
+                                        tmp_path: Path) -> None:
+    run(server, vault, tmp_path)
+    shutil.rmtree(tmp_path / "hub-state")
+    (vault / "Recipes.md").unlink()
+    (vault / "New.md").write_text("fresh idea about kites")
+    repaired = run(server, vault, tmp_path, full=True)
+    assert (repaired.sent, repaired.deleted, repaired.unchanged) == (1, 1, 1)
+    assert set(manifest(server)) == {"Projects/Lighthouse.md", "New.md"}
+    assert run(server, vault, tmp_path).sent == 0  # the rebuilt state is complete
+
+
+def test_wrong_token_writes_nothing(server: RunningServer, vault: Path,
+                                    tmp_path: Path) -> None:
+    with pytest.raises(AuthFailed):
+        run(server, vault, tmp_path, token="not-the-token")
+    assert status(server)["corpora"]["notes"] == 0
+
+
+def hub_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hub.cli", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def test_cli_dry_run_then_sync(server: RunningServer, vault: Path, tmp_path: Path) -> None:
+    common = ["--vault", str(vault), "--url", server.url, "--state-dir", str(tmp_path / "s")]
+    dry = hub_cli("sync", *common, "--dry-run", env={"SYNC_TOKEN": server.token})
+    assert dry.returncode == 0, dry.stderr
+    assert "would upsert Recipes.md" in dry.stdout
+    assert status(server)["corpora"]["notes"] == 0
+    real = hub_cli("sync", *common, "--token", server.token)
+    assert real.returncode == 0, real.stderr
+    assert real.stdout.startswith("sent 2, unchanged 0, deleted 0, rejected 0")
+    missing = hub_cli("sync", *common, env={"SYNC_TOKEN": ""})
+    assert missing.returncode == 2 and "no sync token" in missing.stderr
