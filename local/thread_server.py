@@ -7,10 +7,11 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import uvicorn
 
@@ -20,6 +21,7 @@ from local.sqlite_db import SqliteDatabase
 from worker.config import Settings
 
 BENCH_TOKEN = "bench-sync-token"
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -35,11 +37,31 @@ class RunningServer:
     token: str = BENCH_TOKEN
 
 
+def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code, even when the calling thread
+    already has an event loop (Playwright's sync API keeps one running)."""
+    result: list[T] = []
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            result.append(asyncio.run(coro))
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
 @contextmanager
 def running_server(db_path: Path, token: str = BENCH_TOKEN, serve_static: bool = False
                    ) -> Iterator[RunningServer]:
     db = SqliteDatabase(db_path)
-    asyncio.run(migrate(db))
+    run_coroutine(migrate(db))
     app = local_app(db, Settings(sync_tokens=(token,)), serve_static=serve_static)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",
