@@ -94,3 +94,12 @@ def test_read_note_uses_file_mtime(tmp_path: Path) -> None:
     os.utime(tmp_path / "n.md", (1_600_000_000, 1_600_000_000))
     assert read_note(tmp_path, "n.md").mtime == 1_600_000_000_000
     assert isinstance(read_note(tmp_path, "missing.md"), Rejection)
+
+
+def test_demo_vault_parses_cleanly() -> None:
+    root = Path(__file__).resolve().parent.parent / "examples" / "vault"
+    files = list(walk_vault(root))
+    assert len(files) >= 20
+    parsed = [read_note(root, f.path) for f in files]
+    assert [p for p in parsed if isinstance(p, Rejection)] == []
+    assert any(p.path.startswith("Daily/") and p.tags == ["daily"] for p in parsed)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what Mallory Recall needs on a fresh Debian machine; safe to run again.
+#   scripts/setup.sh          Python deps (uv) — enough to run locally
+#   scripts/setup.sh --test   also Node tools (npm ci: Miniflare, wrangler) and chromium
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=false
+[[ "${1:-}" == "--test" ]] && want_test=true
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+apt_updated=false
+apt_install() {
+  if ! $apt_updated; then as_root apt-get update -qq; apt_updated=true; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+if ! command -v python3 >/dev/null; then
+  say "installing python3"; apt_install python3 python3-pip python3-venv
+fi
+if ! command -v uv >/dev/null; then
+  say "installing uv"
+  python3 -m pip install --quiet --user uv 2>/dev/null || python3 -m pip install --quiet uv \
+    || python3 -m pip install --quiet --break-system-packages uv
+  export PATH="$HOME/.local/bin:$PATH"
+fi
+say "Python dependencies (uv sync)"
+uv sync --frozen --quiet
+
+if $want_test; then
+  if ! command -v npm >/dev/null; then
+    say "installing Node.js and npm"; apt_install nodejs npm
+  fi
+  say "Node tools (npm ci: Miniflare, wrangler, Node 22)"
+  npm ci --no-audit --no-fund --loglevel=error
+  if ! command -v chromium >/dev/null; then
+    say "installing chromium (headless browser tests)"; apt_install chromium
+  fi
+fi
