@@ -74,11 +74,14 @@ def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
               state_dir: Path | None, interval_s: int = DEFAULT_INTERVAL_S,
               poll_s: float = 0, exclude: tuple[str, ...] = (), quiet: bool = False,
               max_runs: int | None = None) -> None:
-    """Sync now and every interval; with poll_s > 0 also soon after a file changes."""
+    """Sync now and every interval; with poll_s > 0 also soon after a file changes. The
+    first run reconciles with the Worker's manifest, so a watcher started against a
+    Worker that lost or never had the data repairs it."""
     runs, snapshot = 0, {}
     while max_runs is None or runs < max_runs:
         try:
-            summary = run_sync(vault, url, token, vault_name, state_dir, exclude=exclude)
+            summary = run_sync(vault, url, token, vault_name, state_dir, full=runs == 0,
+                               exclude=exclude)
             if not quiet or summary.sent or summary.deleted or summary.rejected:
                 _report(summary, dry_run=False)
         except (HubError, ValueError, OSError, httpx.HTTPError) as exc:

@@ -43,12 +43,13 @@ def _wait_until_up(url: str, timeout_s: float = 30) -> None:
         time.sleep(0.2)
 
 
-def _sync_in_background(url: str, vault: Path, token: str, interval_s: int) -> None:
+def _sync_in_background(url: str, vault: Path, token: str, interval_s: int,
+                        state_dir: Path) -> None:
     from hub.cli import run_watch
 
     def run() -> None:
         _wait_until_up(url)
-        run_watch(vault=vault, url=url, token=token, vault_name=None, state_dir=None,
+        run_watch(vault=vault, url=url, token=token, vault_name=None, state_dir=state_dir,
                   interval_s=interval_s, poll_s=5, quiet=True)
 
     threading.Thread(target=run, name="vault-sync", daemon=True).start()
@@ -70,8 +71,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print("error: --sync-vault needs SYNC_TOKEN (environment or .dev.vars)",
                   file=sys.stderr)
             return 2
+        # The hub's state lives beside the database it describes.
         _sync_in_background(url, Path(args.sync_vault), settings.sync_tokens[0],
-                            settings.sync_interval_s)
+                            settings.sync_interval_s, Path(f"{args.db}.hub-state"))
     print(f"Mallory Recall on {url}  (database {args.db}, model: {settings.model_provider})")
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0

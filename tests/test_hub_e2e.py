@@ -166,3 +166,16 @@ def test_cli_dry_run_then_sync(server: RunningServer, vault: Path, tmp_path: Pat
     assert real.stdout.startswith("sent 2, unchanged 0, deleted 0, rejected 0")
     missing = hub_cli("sync", *common, env={"SYNC_TOKEN": ""})
     assert missing.returncode == 2 and "no sync token" in missing.stderr
+
+
+def test_watch_first_run_repairs_a_worker_that_lost_its_data(tmp_path: Path,
+                                                              vault: Path) -> None:
+    from hub.cli import run_watch
+
+    state = tmp_path / "state"
+    with running_server(tmp_path / "one.sqlite", token="t") as first:
+        run_watch(vault, first.url, "t", None, state, interval_s=0, max_runs=1, quiet=True)
+        assert status(first)["corpora"]["notes"] == 2
+    with running_server(tmp_path / "fresh.sqlite", token="t") as second:  # empty database
+        run_watch(vault, second.url, "t", None, state, interval_s=0, max_runs=1, quiet=True)
+        assert status(second)["corpora"]["notes"] == 2
