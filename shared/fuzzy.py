@@ -21,9 +21,14 @@ from shared.query import Term
 from shared.stem import stem
 
 MIN_TYPO_CHARS = 4
-PREFIX_CHARS = 2
-# Vocabulary rows read per misspelt word, at most.
-MAX_CANDIDATES = 3_000
+# Candidates share the word's first 2 letters (3 for words of 6+ letters, whose prefix
+# ranges would otherwise span thousands of terms: fts5vocab counts each term's documents
+# as it reads it, so a range costs in proportion to its postings).
+SHORT_PREFIX_CHARS = 2
+LONG_PREFIX_CHARS = 3
+# Vocabulary rows read per misspelt word, and misspelt words tried per query, at most.
+MAX_CANDIDATES = 1_000
+MAX_CORRECTIONS = 2
 
 
 def max_distance(word: str) -> int:
@@ -58,7 +63,7 @@ def correctable(term: Term) -> bool:
 
 def prefix_range(word: str) -> tuple[str, str]:
     """[low, high) bounds of the vocabulary terms sharing the word's first letters."""
-    prefix = word[:PREFIX_CHARS]
+    prefix = word[:LONG_PREFIX_CHARS if len(word) >= 6 else SHORT_PREFIX_CHARS]
     return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 

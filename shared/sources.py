@@ -1,7 +1,6 @@
 """Links, snippets and citations: what turns a hit into a footer source.
 
 - `note_href` / `message_href`: the two link forms of DESIGN.md §3.
-- `parse_snippet`: FTS5 snippet() output with \\x02/\\x03 markers → plain text + spans.
 - `guard_citations`: keeps only [n] markers that point at an injected hit.
 """
 
@@ -13,8 +12,6 @@ from urllib.parse import quote
 
 from shared.schemas import Source
 
-MARK_OPEN = "\x02"
-MARK_CLOSE = "\x03"
 # encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) unescaped.
 _URI_COMPONENT_SAFE = "-_.!~*'()"
 _SPACES = re.compile(r"\s+")
@@ -34,25 +31,6 @@ def note_href(vault: str, path: str) -> str:
 
 def message_href(message_id: str) -> str:
     return f"/?msg={encode_uri_component(message_id)}"
-
-
-def parse_snippet(marked: str) -> tuple[str, list[tuple[int, int]]]:
-    """Strip snippet() markers; return the text and [start, end) spans of the matches."""
-    marked = _SPACES.sub(" ", marked).strip()
-    text: list[str] = []
-    spans: list[tuple[int, int]] = []
-    length, start = 0, None
-    for ch in marked:
-        if ch == MARK_OPEN:
-            start = length
-        elif ch == MARK_CLOSE:
-            if start is not None and length > start:
-                spans.append((start, length))
-            start = None
-        else:
-            text.append(ch)
-            length += 1
-    return "".join(text), spans
 
 
 def shorten(text: str, limit: int) -> str:

@@ -29,5 +29,6 @@ def test_no_correction_beyond_the_distance_limit() -> None:
 
 def test_prefix_range_and_corrected_terms() -> None:
     assert prefix_range("asnyc") == ("as", "at")
+    assert prefix_range("pytset") == ("pyt", "pyu")
     assert corrected_term("async").fts == '"async"'
     assert corrected_term("recurs").fts == '"recurs"*'  # FTS5 would stem "recurs" again

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shared.schemas import Source
-from shared.sources import guard_citations, message_href, note_href, parse_snippet
+from shared.sources import guard_citations, message_href, note_href
 
 
 def test_obsidian_href_encodes_like_encode_uri_component() -> None:
@@ -16,12 +16,6 @@ def test_obsidian_href_encodes_like_encode_uri_component() -> None:
 def test_message_href() -> None:
     assert message_href("abc-123") == "/?msg=abc-123"
     assert message_href("a/b c") == "/?msg=a%2Fb%20c"
-
-
-def test_parse_snippet_returns_text_and_spans() -> None:
-    text, spans = parse_snippet("use \x02WAL\x03 mode\n in \x02SQLite\x03…")
-    assert text == "use WAL mode in SQLite…"
-    assert [text[a:b] for a, b in spans] == ["WAL", "SQLite"]
 
 
 def _sources(*numbers: int) -> list[Source]:

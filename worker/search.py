@@ -11,9 +11,17 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from re import Pattern
 from typing import Literal
 
-from shared.fuzzy import MAX_CANDIDATES, best_correction, correctable, corrected_term, prefix_range
+from shared.fuzzy import (
+    MAX_CANDIDATES,
+    MAX_CORRECTIONS,
+    best_correction,
+    correctable,
+    corrected_term,
+    prefix_range,
+)
 from shared.query import SearchQuery, Term
 from shared.ranking import (
     MESSAGE_COLUMN_WEIGHTS,
@@ -25,13 +33,16 @@ from shared.ranking import (
     relevance,
 )
 from shared.schemas import Hit
-from shared.sources import message_href, note_href, parse_snippet, shorten
+from shared.snippets import highlighter, make_snippet
+from shared.sources import message_href, note_href, shorten
 from shared.stem import stem
 from shared.text import tokens
 from worker.db import Database, Statement
 
 Source = Literal["all", "notes", "messages"]
-SNIPPET_TOKENS = 24
+# Snippets are cut from this much of a hit's text (a match deeper in a long note still
+# ranks it; its snippet then shows the note's start).
+SNIPPET_SOURCE_CHARS = 8_000
 MAX_LABEL_CHARS = 120
 
 
@@ -40,8 +51,9 @@ def _weights(weights: Sequence[float]) -> str:
 
 
 # The CTE ranks on the FTS index alone and keeps `limit` rows; only those rows are joined
-# back to the content table and get a snippet (snippet() over every match is the costly
-# part of an FTS query on a large corpus).
+# to the content table. No snippet() here: it re-runs the MATCH per row and tokenizes the
+# whole column, which cost more than the ranking itself (bench.latency); the row's text
+# start comes back instead and shared.snippets cuts the snippet for the final hits only.
 NOTES_SEARCH_SQL = f"""
 WITH ranked AS (
     SELECT rowid AS rid, bm25(vault_notes_fts, {_weights(NOTE_COLUMN_WEIGHTS)}) AS bm25
@@ -49,10 +61,8 @@ WITH ranked AS (
     ORDER BY bm25 LIMIT ?2
 )
 SELECT n.path, n.vault, n.title, n.name, n.aliases, n.tags, n.note_date, ranked.bm25,
-       snippet(vault_notes_fts, 5, char(2), char(3), '…', {SNIPPET_TOKENS}) AS snippet
-FROM ranked
-JOIN vault_notes_fts ON vault_notes_fts.rowid = ranked.rid AND vault_notes_fts MATCH ?1
-JOIN vault_notes AS n ON n.rid = ranked.rid
+       substr(n.body, 1, {SNIPPET_SOURCE_CHARS}) AS text
+FROM ranked JOIN vault_notes AS n ON n.rid = ranked.rid
 ORDER BY ranked.bm25
 """
 
@@ -64,10 +74,8 @@ WITH ranked AS (
     ORDER BY bm25 LIMIT ?2
 )
 SELECT m.id, m.conversation_id, m.role, m.created_at, c.title AS conversation_title,
-       ranked.bm25,
-       snippet(messages_fts, 0, char(2), char(3), '…', {SNIPPET_TOKENS}) AS snippet
+       ranked.bm25, substr(m.content, 1, {SNIPPET_SOURCE_CHARS}) AS text
 FROM ranked
-JOIN messages_fts ON messages_fts.rowid = ranked.rid AND messages_fts MATCH ?1
 JOIN messages AS m ON m.rid = ranked.rid
 JOIN conversations AS c ON c.id = m.conversation_id
 WHERE m.id NOT IN (SELECT value FROM json_each(?3))
@@ -78,6 +86,8 @@ ORDER BY ranked.bm25
 
 CORPUS_STATS_SQL = "SELECT corpus, docs FROM corpus_stats"
 VOCAB_TABLES = {"notes": "vault_notes_vocab", "messages": "messages_vocab"}
+# Message candidates per requested hit: room for one-per-conversation de-duplication.
+MESSAGES_PER_HIT = 3
 VOCAB_RANGE_SQL = "SELECT term, doc FROM {table} WHERE term >= ? AND term < ? LIMIT ?"
 
 
@@ -120,9 +130,9 @@ def _reasons(query: SearchQuery, fields: Mapping[str, str], highlights: int,
     return reasons
 
 
-def _note_hit(c: Scored, query: SearchQuery, now_ms: int) -> Hit:
+def _note_hit(c: Scored, query: SearchQuery, now_ms: int, marks: Pattern[str] | None) -> Hit:
     row = c.row
-    snippet, spans = parse_snippet(str(row["snippet"] or ""))
+    snippet, spans = make_snippet(str(row["text"] or ""), marks)
     fields = {"title": str(row["title"]), "file name": str(row["name"]),
               "aliases": str(row["aliases"]), "tags": str(row["tags"])}
     return Hit(kind="note", id=str(row["path"]), label=shorten(str(row["title"]), MAX_LABEL_CHARS),
@@ -134,9 +144,10 @@ def _note_hit(c: Scored, query: SearchQuery, now_ms: int) -> Hit:
                path=str(row["path"]))
 
 
-def _message_hit(c: Scored, query: SearchQuery, now_ms: int) -> Hit:
+def _message_hit(c: Scored, query: SearchQuery, now_ms: int, marks: Pattern[str] | None
+                 ) -> Hit:
     row = c.row
-    snippet, spans = parse_snippet(str(row["snippet"] or ""))
+    snippet, spans = make_snippet(str(row["text"] or ""), marks)
     label = shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS)
     return Hit(kind="message", id=str(row["id"]), label=label, snippet=snippet,
                highlights=spans, href=message_href(str(row["id"])),
@@ -149,7 +160,7 @@ def _message_hit(c: Scored, query: SearchQuery, now_ms: int) -> Hit:
 def build_statements(db: Database, query: SearchQuery, filters: Filters
                      ) -> dict[str, Statement]:
     stems = sorted({s for t in query.terms for s in t.stems})
-    fetch = max(filters.limit, 1) * 3
+    fetch = max(filters.limit, 1)
     plan: dict[str, Statement] = {"stats": db.prepare(CORPUS_STATS_SQL)}
     if filters.source in ("all", "notes"):
         plan["notes"] = db.prepare(NOTES_SEARCH_SQL).bind(query.match, fetch)
@@ -158,7 +169,7 @@ def build_statements(db: Database, query: SearchQuery, filters: Filters
         # A conversation often has several matching messages: fetch more, keep the best.
         excluded = json.dumps(list(filters.exclude_message_ids))
         plan["messages"] = db.prepare(MESSAGES_SEARCH_SQL).bind(
-            query.match, fetch * 3 + len(filters.exclude_message_ids)
+            query.match, fetch * MESSAGES_PER_HIT + len(filters.exclude_message_ids)
             + filters.exclude_recent_turns,
             excluded, filters.conversation_id or "", filters.exclude_recent_turns)
         plan["messages_df"] = db.prepare(vocab_sql("messages", len(stems))).bind(*stems)
@@ -205,7 +216,8 @@ def _unknown_terms(query: SearchQuery, rows: Mapping[str, list[dict]]) -> list[T
     """Correctable terms that no document of the searched corpora contains."""
     known = {r["term"] for name in ("notes_df", "messages_df") for r in rows.get(name, [])
              if int(r["doc"]) > 0}
-    return [t for t in query.terms if correctable(t) and t.stems[0] not in known]
+    return [t for t in query.terms if correctable(t) and t.stems[0] not in known
+            ][:MAX_CORRECTIONS]
 
 
 async def _corrections(db: Database, words: list[str], corpora: list[str]) -> dict[str, str]:
@@ -252,7 +264,9 @@ async def search_corpus(db: Database, query: SearchQuery, filters: Filters, now_
             rows = await _run(db, build_statements(db, query, filters))
     ranked = merge(score_rows(query, rows, now_ms, as_typed), filters.limit,
                    filters.per_group)
-    hits = [(_note_hit if c.kind == "note" else _message_hit)(c, query, now_ms) for c in ranked]
+    marks = highlighter(query.terms)
+    hits = [(_note_hit if c.kind == "note" else _message_hit)(c, query, now_ms, marks)
+            for c in ranked]
     if strict is not None:
         hits = [h.model_copy(update={"fuzzy": h.id not in strict}) for h in hits]
     return hits

@@ -1,0 +1,87 @@
+"""Synthetic corpora with realistic word statistics, for the performance benchmarks.
+
+Words follow a Zipf distribution (s = 1.07, as measured for English) over a vocabulary of
+pronounceable pseudo-words plus a real English stopword layer, so doclist lengths and
+term rarity look like real text; lengths are log-normal (chat messages ~40 words, notes
+~300). Deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from shared.stopwords import STOPWORDS
+
+ZIPF_S = 1.07
+VOCABULARY = 40_000
+DAY_MS = 86_400_000
+_ONSETS = ["b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w",
+           "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr"]
+_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou"]
+_CODAS = ["", "n", "r", "s", "t", "l", "m", "nd", "st", "ck"]
+
+
+def vocabulary(size: int = VOCABULARY, seed: int = 3) -> list[str]:
+    """Stopwords first (the most frequent ranks), then pseudo-words in random order, so
+    that first letters spread over the alphabet as in a real vocabulary."""
+    syllables = [o + v + c for o, v, c in itertools.product(_ONSETS, _VOWELS, _CODAS)]
+    pairs = [a + b for a, b in itertools.product(syllables, syllables)]
+    np.random.default_rng(seed).shuffle(pairs)
+    words: list[str] = sorted(STOPWORDS)
+    seen = set(words)
+    for word in pairs:
+        if len(words) >= size:
+            break
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+@dataclass
+class Generator:
+    seed: int = 7
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+        self.words = np.array(vocabulary())
+        ranks = np.arange(1, len(self.words) + 1)
+        weights = 1.0 / ranks**ZIPF_S
+        # The stopwords take the most frequent ranks, as they do in real text.
+        self.p = weights / weights.sum()
+
+    def text(self, mean_words: float, sigma: float = 0.6) -> str:
+        n = max(2, int(self.rng.lognormal(np.log(mean_words), sigma)))
+        return " ".join(self.rng.choice(self.words, size=n, p=self.p))
+
+    def query(self) -> str:
+        """A chat-like query: a few topic words (mid and rare ranks) among stopwords."""
+        topic = self.rng.choice(self.words[300:6_000], size=int(self.rng.integers(2, 6)))
+        filler = self.rng.choice(self.words[:120], size=int(self.rng.integers(2, 6)))
+        words = list(topic) + list(filler)
+        self.rng.shuffle(words)
+        return " ".join(words) + "?"
+
+    def messages(self, n: int, now_ms: int) -> list[tuple]:
+        rows = []
+        for i in range(n):
+            conv = f"c{i // 8}"
+            created = now_ms - int(self.rng.integers(0, 700)) * DAY_MS
+            rows.append((f"m{i}", conv, i % 8 + 1, "user" if i % 2 == 0 else "assistant",
+                         self.text(40), created))
+        return rows
+
+    def notes(self, n: int, now_ms: int) -> list[tuple]:
+        rows = []
+        for i in range(n):
+            body = self.text(300)
+            title = self.text(4, 0.3)
+            mtime = now_ms - int(self.rng.integers(0, 2_000)) * DAY_MS
+            rows.append((f"folder{i % 40}/note{i}.md", "Bench", title, f"note{i}", "",
+                         "tag" + str(i % 50), f"folder{i % 40}", body, mtime, mtime,
+                         hashlib.sha256(body.encode()).hexdigest(), now_ms))
+        return rows
