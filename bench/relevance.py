@@ -30,7 +30,8 @@ from worker.api import EXPLICIT_PER_CONVERSATION
 from worker.recall import gated_hits
 from worker.search import Filters, search_corpus
 
-KEYS = ("ndcg@10", "mrr", "recall@20", "auto_hit_rate", "auto_fpr", "n_queries")
+KEYS = ("ndcg@10", "mrr", "recall@20", "auto_hit_rate", "auto_fpr", "auto_precision",
+        "n_queries")
 SEARCH_DEPTH = 20
 
 
@@ -55,6 +56,9 @@ def score_queries(queries: Sequence[Query], ranked: Callable[[Query], list[str]]
             "auto_hit_rate": mean([float(any(q.judgments.get(d, 0) >= 1
                                              for d in runs[q.id][1])) for q in judged]),
             "auto_fpr": mean([float(bool(runs[q.id][1])) for q in empty]),
+            # Of everything injected into answerable queries, the share that is relevant.
+            "auto_precision": mean([float(q.judgments.get(d, 0) >= 1)
+                                    for q in judged for d in runs[q.id][1]]),
             "n_queries": len(qs), "n_judged": len(judged), "n_empty": len(empty),
         }
 
@@ -109,9 +113,9 @@ def _fmt(value: Any) -> str:
 def print_table(result: dict[str, Any]) -> None:
     systems = {"mallory": result["system"], **result["baselines"]}
     print(f"documents: {result['documents']}")
-    print(f"{'':22}" + "".join(f"{k:>12}" for k in KEYS))
+    print(f"{'':14}" + "".join(f"{k:>15}" for k in KEYS))
     for name, m in systems.items():
-        print(f"{name:22}" + "".join(f"{_fmt(m[k]):>12}" for k in KEYS))
+        print(f"{name:14}" + "".join(f"{_fmt(m[k]):>15}" for k in KEYS))
     print("\nper category (mallory | fts5_naive | bm25s):")
     for cat, m in result["system"]["per_category"].items():
         cells = []
@@ -138,7 +142,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
                [m[k] or 0 for k in metrics], width, label=name)
     ax.set_xticks([x + width * (len(systems) - 1) / 2 for x in range(len(metrics))], metrics)
     ax.set_ylim(0, 1)
-    ax.set_title("Recall relevance (auto_fpr: lower is better)")
+    ax.set_title("Recall relevance on one set (auto_fpr: lower is better)")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)

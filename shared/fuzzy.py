@@ -31,6 +31,18 @@ MAX_CANDIDATES = 1_000
 MAX_CORRECTIONS = 2
 
 
+# A lone unknown word in a long message is probably a real word the corpus lacks, and the
+# other words carry the query anyway ("…the rows I ticked…" must not become "ticket");
+# in a short query, or when many words are unknown, it is most of the query.
+SHORT_QUERY_TERMS = 5
+UNKNOWN_SHARE = 0.25
+
+
+def worth_correcting(n_terms: int, n_unknown: int) -> bool:
+    return n_unknown > 0 and (n_terms <= SHORT_QUERY_TERMS
+                              or n_unknown >= UNKNOWN_SHARE * n_terms)
+
+
 def max_distance(word: str) -> int:
     # Two edits only for long words: at 6-7 letters two edits reach too many real words
     # ("lisbon" → "listen", "toddler" → "toler").

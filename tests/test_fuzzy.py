@@ -32,3 +32,13 @@ def test_prefix_range_and_corrected_terms() -> None:
     assert prefix_range("pytset") == ("pyt", "pyu")
     assert corrected_term("async").fts == '"async"'
     assert corrected_term("recurs").fts == '"recurs"*'  # FTS5 would stem "recurs" again
+
+
+def test_only_short_queries_or_many_unknown_words_are_corrected() -> None:
+    from shared.fuzzy import worth_correcting
+
+    assert worth_correcting(3, 1)
+    assert worth_correcting(5, 1)
+    assert not worth_correcting(8, 1)  # one odd word in a long message
+    assert worth_correcting(8, 2)
+    assert not worth_correcting(4, 0)

@@ -21,6 +21,7 @@ from shared.fuzzy import (
     correctable,
     corrected_term,
     prefix_range,
+    worth_correcting,
 )
 from shared.query import SearchQuery, Term
 from shared.ranking import (
@@ -252,7 +253,7 @@ async def search_corpus(db: Database, query: SearchQuery, filters: Filters, now_
     unknown = _unknown_terms(query, rows)
     strict: set[str] | None = None
     as_typed: dict[str, float] = {}
-    if unknown:
+    if worth_correcting(len(query.terms), len(unknown)):
         corpora = [c for c in ("notes", "messages") if c in rows]
         fixes = await _corrections(db, [t.tokens[0] for t in unknown], corpora)
         if fixes:
