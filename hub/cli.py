@@ -3,6 +3,9 @@
   mallory-hub sync   --vault DIR --url URL [--token T] [--full] [--dry-run]
   mallory-hub watch  --vault DIR --url URL [--interval 900] [--poll 0]
   mallory-hub status --vault DIR [--url URL]
+
+Behind Cloudflare Access, also set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET (the
+hub's service token); they are sent on every request.
 """
 
 from __future__ import annotations
@@ -53,7 +56,8 @@ def _report(summary: Summary, dry_run: bool) -> None:
 def run_sync(vault: Path, url: str, token: str, vault_name: str | None,
              state_dir: Path | None, full: bool = False, dry_run: bool = False,
              exclude: tuple[str, ...] = ()) -> Summary:
-    client = WorkerClient(url, token)
+    client = WorkerClient(url, token, access_id=os.environ.get("CF_ACCESS_CLIENT_ID"),
+                          access_secret=os.environ.get("CF_ACCESS_CLIENT_SECRET"))
     try:
         syncer = Syncer(vault, client, vault_name or vault.resolve().name,
                         state_dir or default_state_dir(vault), exclude, _progress)

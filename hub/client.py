@@ -56,14 +56,24 @@ def _error_message(response: httpx.Response) -> str:
         return response.text[:300]
 
 
+def auth_headers(token: str, access_id: str | None = None,
+                 access_secret: str | None = None) -> dict[str, str]:
+    """The Worker's shared secret, plus a Cloudflare Access service token when given (the
+    edge checks it before the Worker sees the request)."""
+    headers = {"authorization": f"Bearer {token}", "user-agent": "mallory-hub"}
+    if access_id and access_secret:
+        headers["cf-access-client-id"] = access_id
+        headers["cf-access-client-secret"] = access_secret
+    return headers
+
+
 class WorkerClient:
     def __init__(self, url: str, token: str, *, sleep: Callable[[float], None] = time.sleep,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 access_id: str | None = None, access_secret: str | None = None) -> None:
         self.url = url.rstrip("/")
         self._sleep = sleep
-        self._client = httpx.Client(
-            base_url=self.url, timeout=TIMEOUT, transport=transport,
-            headers={"authorization": f"Bearer {token}", "user-agent": "mallory-hub"})
+        self._client = httpx.Client(base_url=self.url, timeout=TIMEOUT,
+                                    headers=auth_headers(token, access_id, access_secret))
 
     def close(self) -> None:
         self._client.close()

@@ -8,52 +8,15 @@ It behaves like D1 where it matters, so local runs reject what production would:
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from worker.db.errors import DatabaseError, DatabaseUnavailable, LimitExceeded, classify
-from worker.db.port import (
-    MAX_BOUND_PARAMETERS,
-    MAX_STATEMENT_BYTES,
-    MAX_VALUE_BYTES,
-    BoundStatement,
-    Result,
-    Value,
-)
+from worker.db.errors import DatabaseError, DatabaseUnavailable, classify
+from worker.db.limits import check_d1_limits
+from worker.db.port import BoundStatement, Result
 
-_TRANSACTION_CONTROL = re.compile(
-    r"^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b", re.IGNORECASE
-)
 BUSY_TIMEOUT_MS = 5_000
-
-
-def check_d1_limits(sql: str, params: Sequence[Value]) -> None:
-    """Raise LimitExceeded (or DatabaseError) for what D1 itself would refuse."""
-    if _TRANSACTION_CONTROL.match(sql):
-        raise DatabaseError(
-            "D1 has no interactive transactions: use Database.batch() instead of BEGIN/COMMIT"
-        )
-    if len(sql.encode()) > MAX_STATEMENT_BYTES:
-        raise LimitExceeded(
-            f"statement too long: {len(sql.encode())} bytes of SQL, D1 allows "
-            f"{MAX_STATEMENT_BYTES}; bind values instead of inlining them"
-        )
-    if len(params) > MAX_BOUND_PARAMETERS:
-        raise LimitExceeded(
-            f"too many SQL variables: {len(params)} bound parameters, D1 allows "
-            f"{MAX_BOUND_PARAMETERS}; split the statement"
-        )
-    for index, value in enumerate(params):
-        size = len(value.encode()) if isinstance(value, str) else (
-            len(value) if isinstance(value, bytes) else 0
-        )
-        if size > MAX_VALUE_BYTES:
-            raise LimitExceeded(
-                f"string or blob too big: parameter {index + 1} is {size} bytes, D1 allows "
-                f"{MAX_VALUE_BYTES} per value"
-            )
 
 
 def _dict_row(cursor: sqlite3.Cursor, row: tuple) -> dict:

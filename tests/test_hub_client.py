@@ -120,3 +120,19 @@ def test_422_drops_the_bad_items_and_sends_the_rest(tmp_path: Path,
     assert sorted(sent) == ["note0.md", "note2.md"]
     assert [(r.path, r.reason) for r in summary.rejected] == [
         ("note1.md", "refused by the Worker: nope")]
+
+
+@respx.mock
+def test_access_service_token_headers_are_sent_when_configured() -> None:
+    route = respx.get(f"{URL}/vault/manifest").mock(return_value=httpx.Response(
+        200, json={"notes": [{"path": "a.md", "content_hash": "h", "mtime": 5}],
+                   "next_after": None}))
+    client = WorkerClient(URL, "tok", access_id="id.access", access_secret="s3cret")
+    assert client.manifest() == {"a.md": ("h", 5)}
+    headers = route.calls.last.request.headers
+    assert headers["cf-access-client-id"] == "id.access"
+    assert headers["cf-access-client-secret"] == "s3cret"
+    assert headers["authorization"] == "Bearer tok"
+    plain = WorkerClient(URL, "tok")
+    plain.manifest()
+    assert "cf-access-client-id" not in route.calls.last.request.headers

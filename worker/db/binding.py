@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from worker.db.errors import DatabaseError, classify
+from worker.db.limits import check_d1_limits
 from worker.db.port import Result, Row, Value
 
 
@@ -55,12 +56,14 @@ class D1Statement:
         return D1Statement(self._binding, self.sql, tuple(params))
 
     def js(self) -> Any:
+        check_d1_limits(self.sql, self.params)
         stmt = self._binding.prepare(self.sql)
         return stmt.bind(*_to_js_params(self.params)) if self.params else stmt
 
     async def all(self) -> Result:
+        stmt = self.js()
         try:
-            return _result(await self.js().all())
+            return _result(await stmt.all())
         except Exception as exc:  # pyodide.ffi.JsException carries D1's message
             raise classify(str(exc)) from exc
 
@@ -69,8 +72,9 @@ class D1Statement:
         return result.results[0] if result.results else None
 
     async def run(self) -> Result:
+        stmt = self.js()
         try:
-            return _result(await self.js().run())
+            return _result(await stmt.run())
         except Exception as exc:
             raise classify(str(exc)) from exc
 
@@ -89,8 +93,9 @@ class D1Database:
     async def batch(self, statements: Sequence[D1Statement]) -> list[Result]:
         if not statements:
             return []
+        bound = [s.js() for s in statements]
         try:
-            raw = await self._binding.batch([s.js() for s in statements])
+            raw = await self._binding.batch(bound)
         except Exception as exc:
             raise classify(str(exc)) from exc
         return [_result(r) for r in to_py(raw)]
