@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -121,6 +121,25 @@ def _error_details(exc: ValidationError) -> list[dict[str, Any]]:
     return details
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_json_model(body: bytes, model: type[M], what: str) -> M:
+    """Decode a JSON object body into `model`: 400 when it is not a JSON object, 422 with
+    every invalid field (and, for lists of items, the item's index) when it does not fit."""
+    try:
+        data = json.loads(body.decode("utf-8") or "null")
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"{what} body is not UTF-8 JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise BadRequest(f"{what} body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidPayload(f"the {what} request is invalid; nothing was applied",
+                             _error_details(exc)) from exc
+
+
 def parse_sync_batch(body: bytes) -> SyncBatch:
     """Parse a POST /vault/sync body, or raise PayloadTooLarge / BadRequest / InvalidPayload.
 
@@ -131,17 +150,7 @@ def parse_sync_batch(body: bytes) -> SyncBatch:
         raise PayloadTooLarge(
             f"sync body is {len(body)} bytes; the limit is {MAX_SYNC_BODY_BYTES}. "
             "Send smaller batches.")
-    try:
-        data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadRequest(f"sync body is not UTF-8 JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise BadRequest("sync body must be a JSON object with batch_id, vault, upserts, deletes")
-    try:
-        batch = SyncBatch.model_validate(data)
-    except ValidationError as exc:
-        raise InvalidPayload("the sync batch has invalid items; nothing was applied",
-                             _error_details(exc)) from exc
+    batch = parse_json_model(body, SyncBatch, "sync")
     problems = []
     items = len(batch.upserts) + len(batch.deletes)
     if items > MAX_BATCH_ITEMS:
@@ -173,14 +182,20 @@ class ChatRequest(Strict):
             raise ValueError(f"content is {len(v)} characters; the limit is {MAX_CHAT_CHARS}")
         return v
 
+    @field_validator("context")
+    @classmethod
+    def _context(cls, v: Any) -> Any:
+        if v is not None and len(_raw(v).encode()) > MAX_CONTEXT_BYTES:
+            raise ValueError(f"context is over {MAX_CONTEXT_BYTES} bytes")
+        return v
+
     def raw_context(self) -> str | None:
-        if self.context is None:
-            return None
-        raw = self.context if isinstance(self.context, str) else json.dumps(self.context)
-        if len(raw.encode()) > MAX_CONTEXT_BYTES:
-            raise InvalidPayload(f"context is over {MAX_CONTEXT_BYTES} bytes",
-                                 [{"item": None, "field": "context", "message": "too large"}])
-        return raw
+        """The context exactly as stored: a string as given, anything else as JSON."""
+        return None if self.context is None else _raw(self.context)
+
+
+def _raw(context: Any) -> str:
+    return context if isinstance(context, str) else json.dumps(context)
 
 
 class Hit(BaseModel):

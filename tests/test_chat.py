@@ -195,6 +195,7 @@ async def test_context_is_stored_raw(client: httpx.AsyncClient, db: SqliteDataba
     ({"content": 5}, 422),
     ({"text": "hi"}, 422),
     ({"content": "hi", "conversation_id": "nope"}, 404),
+    ({"content": "hi", "context": "x" * 16_001}, 422),
 ])
 async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
                                  payload: dict, status: int) -> None:
@@ -202,6 +203,7 @@ async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
     assert response.status_code == status
     assert set(response.json()["error"]) >= {"code", "message"}
     assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}
+    assert (await db.prepare("SELECT count(*) AS n FROM conversations").first()) == {"n": 0}
 
 
 async def test_non_json_chat_body_is_400(client: httpx.AsyncClient) -> None:

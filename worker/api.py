@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
-from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from shared.errors import BadRequest, InvalidPayload
+from shared.errors import BadRequest
 from shared.limits import MAX_CHAT_BODY_BYTES
 from shared.query import Mode, build_query
-from shared.schemas import ChatRequest
+from shared.schemas import ChatRequest, parse_json_model
 from worker.chat import chat, message_json
 from worker.http import int_param, json_ok, read_body, runtime
 from worker.search import Filters, iso, search_corpus
@@ -43,18 +40,7 @@ async def search(request: Request) -> JSONResponse:
 async def post_chat(request: Request) -> JSONResponse:
     rt = runtime(request)
     body = await read_body(request, MAX_CHAT_BODY_BYTES)
-    try:
-        data = json.loads(body or b"null")
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadRequest(f"body is not JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise BadRequest("body must be a JSON object: {\"content\": \"...\"}")
-    try:
-        chat_request = ChatRequest.model_validate(data)
-    except ValidationError as exc:
-        details = [{"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]}
-                   for e in exc.errors(include_url=False)]
-        raise InvalidPayload("the chat request is invalid", details) from exc
+    chat_request = parse_json_model(body, ChatRequest, "chat")
     return json_ok(await chat(rt, chat_request))
 
 

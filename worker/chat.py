@@ -34,13 +34,13 @@ async def chat(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
     provider = provider_for(runtime)  # a misconfigured provider fails before any write
     now = runtime.now_ms()
     if request.conversation_id:
-        await chats.get_conversation(db, request.conversation_id)
         conversation_id = request.conversation_id
+        history = await chats.page_messages(db, conversation_id, None, HISTORY_TURNS)  # 404s
     else:
-        conversation_id = await chats.create_conversation(db, request.content, now)
-    history = await chats.page_messages(db, conversation_id, None, HISTORY_TURNS)
+        conversation_id, history = chats.new_id(), []
     user_message = await chats.append_message(db, conversation_id, "user", request.content,
-                                              now, context=request.raw_context())
+                                              now, context=request.raw_context(),
+                                              new_conversation=not request.conversation_id)
 
     recall = await automatic_recall(db, request.content, now, message_id=user_message.id,
                                     conversation_id=conversation_id)

@@ -99,16 +99,22 @@ async def create_conversation(db: Database, first_text: str, now_ms: int,
 
 async def append_message(db: Database, conversation_id: str, role: str, content: str,
                          created_at: int, *, message_id: str | None = None,
-                         sources: list[Source] | None = None,
-                         context: str | None = None) -> Message:
-    """Store one message (and bump the conversation) atomically."""
+                         sources: list[Source] | None = None, context: str | None = None,
+                         new_conversation: bool = False) -> Message:
+    """Store one message and bump its conversation, atomically; with `new_conversation`
+    the conversation is created in the same batch (titled after this message), so a
+    failure never leaves an empty conversation behind."""
     sources_json = json.dumps([s.model_dump() for s in sources or []])
-    results = await db.batch([
+    statements = [
         db.prepare(INSERT_MESSAGE_SQL).bind(message_id or new_id(), conversation_id, role,
                                             content, sources_json, context, created_at),
         db.prepare(TOUCH_CONVERSATION_SQL).bind(conversation_id, created_at),
-    ])
-    return Message.from_row(results[0].results[0])
+    ]
+    if new_conversation:
+        statements.insert(0, db.prepare(INSERT_CONVERSATION_SQL).bind(
+            conversation_id, shorten(content, TITLE_CHARS), created_at))
+    results = await db.batch(statements)
+    return Message.from_row(results[1 if new_conversation else 0].results[0])
 
 
 async def recent_message_ids(db: Database, conversation_id: str, turns: int) -> list[str]:
