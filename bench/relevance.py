@@ -143,7 +143,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     ax.set_xticks([x + width * (len(systems) - 1) / 2 for x in range(len(metrics))], metrics)
     ax.set_ylim(0, 1)
     ax.set_title("Recall relevance on one set (auto_fpr: lower is better)")
-    ax.legend()
+    ax.legend(loc="lower left")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
