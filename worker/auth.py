@@ -11,7 +11,8 @@ from __future__ import annotations
 import hmac
 from collections.abc import Mapping, Sequence
 
-from shared.errors import Forbidden, Unauthorized
+from shared.errors import Forbidden, PayloadTooLarge, Unauthorized
+from shared.limits import MAX_SYNC_BODY_BYTES
 
 SCHEME = "bearer "
 
@@ -27,3 +28,14 @@ def check_sync_auth(headers: Mapping[str, str], tokens: Sequence[str]) -> None:
     matches = [hmac.compare_digest(offered, t.encode()) for t in tokens]
     if not any(matches):
         raise Forbidden("wrong sync token; check SYNC_TOKEN on the hub and the Worker")
+
+
+def precheck_hub_request(path: str, headers: Mapping[str, str], tokens: Sequence[str]) -> None:
+    """What the Worker entrypoint checks before the ASGI adapter buffers a body: hub-only
+    routes need credentials, and a declared body over the sync limit is refused."""
+    if not path.startswith("/vault/"):
+        return
+    check_sync_auth(headers, tokens)
+    declared = headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_SYNC_BODY_BYTES:
+        raise PayloadTooLarge(f"body is {declared} bytes; the limit is {MAX_SYNC_BODY_BYTES}")

@@ -7,33 +7,31 @@ unauthenticated or oversized upload must be refused first.
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import urlparse
+
 from workers import Response, WorkerEntrypoint  # type: ignore[import-not-found]
 
-from shared.errors import MalloryError, PayloadTooLarge
-from shared.limits import MAX_SYNC_BODY_BYTES
+from shared.errors import MalloryError
 from worker.app import app
-from worker.auth import check_sync_auth
+from worker.auth import precheck_hub_request
 from worker.config import Settings
 
 
-def _precheck(request, env) -> None:
-    from urllib.parse import urlparse
-
-    if not urlparse(str(request.url)).path.startswith("/vault/"):
-        return
-    headers = {k.lower(): v for k, v in request.headers.items()}
-    check_sync_auth(headers, Settings.from_mapping(env).sync_tokens)
-    declared = headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_SYNC_BODY_BYTES:
-        raise PayloadTooLarge(f"body is {declared} bytes; the limit is {MAX_SYNC_BODY_BYTES}")
+def _headers(request: Any) -> dict[str, str]:
+    """Lower-cased headers from the SDK's Request (an email.Message) or a raw JS Request."""
+    headers = request.headers
+    items = headers.items() if hasattr(headers, "items") else headers.entries()
+    return {str(k).lower(): str(v) for k, v in items}
 
 
 class Default(WorkerEntrypoint):
-    async def fetch(self, request):
+    async def fetch(self, request: Any) -> Any:
         import asgi  # type: ignore[import-not-found]  # provided by the Workers runtime
 
         try:
-            _precheck(request, self.env)
+            precheck_hub_request(urlparse(str(request.url)).path, _headers(request),
+                                 Settings.from_mapping(self.env).sync_tokens)
         except MalloryError as exc:
             return Response.json(exc.to_json(), status=exc.status)
         return await asgi.fetch(app, getattr(request, "js_object", request), self.env)

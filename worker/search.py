@@ -40,7 +40,7 @@ from shared.stem import stem
 from shared.text import tokens
 from worker.db import Database, Statement
 
-Source = Literal["all", "notes", "messages"]
+SourceFilter = Literal["all", "notes", "messages"]
 # Snippets are cut from this much of a hit's text (a match deeper in a long note still
 # ranks it; its snippet then shows the note's start).
 SNIPPET_SOURCE_CHARS = 8_000
@@ -101,7 +101,7 @@ def vocab_sql(corpus: str, n_terms: int) -> str:
 
 @dataclass(frozen=True)
 class Filters:
-    source: Source = "all"
+    source: SourceFilter = "all"
     limit: int = 10
     exclude_message_ids: tuple[str, ...] = ()
     conversation_id: str | None = None
