@@ -14,7 +14,7 @@ from local.sqlite_db import SqliteDatabase
 from shared.query import Mode, build_query
 from shared.schemas import SyncBatch
 from tests.conftest import NOW_MS, note
-from worker.db import ConstraintError, Database, LimitExceeded, QueryError
+from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
 from worker.search import Filters, search_corpus
 from worker.store import chats, notes
 
@@ -189,3 +189,13 @@ async def test_errors_come_back_typed(port: Database) -> None:
         await chats.create_conversation(port, "x", NOW_MS, "c1")
     with pytest.raises(ConstraintError):  # foreign keys are always on in D1
         await chats.append_message(port, "no-such-conversation", "user", "hi", NOW_MS)
+
+
+async def test_statement_length_limit_is_hit_the_same_way(port: Database) -> None:
+    with pytest.raises(LimitExceeded, match="statement too long"):
+        await port.prepare("SELECT '" + "x" * 150_000 + "' AS v").all()
+
+
+async def test_transaction_control_is_refused(port: Database) -> None:
+    with pytest.raises(DatabaseError):
+        await port.prepare("BEGIN TRANSACTION").run()
