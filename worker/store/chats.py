@@ -54,9 +54,6 @@ SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_a
          WHERE n.conversation_id = m.conversation_id AND n.seq > m.seq) AS newer
 FROM messages AS m WHERE m.id = ?
 """
-RECENT_IDS_SQL = """
-SELECT id FROM messages WHERE conversation_id = ?1 ORDER BY seq DESC LIMIT ?2
-"""
 
 
 def new_id() -> str:
@@ -115,11 +112,6 @@ async def append_message(db: Database, conversation_id: str, role: str, content:
             conversation_id, shorten(content, TITLE_CHARS), created_at))
     results = await db.batch(statements)
     return Message.from_row(results[1 if new_conversation else 0].results[0])
-
-
-async def recent_message_ids(db: Database, conversation_id: str, turns: int) -> list[str]:
-    rows = (await db.prepare(RECENT_IDS_SQL).bind(conversation_id, turns).all()).results
-    return [r["id"] for r in rows]
 
 
 async def list_conversations(db: Database, limit: int, before: tuple[int, str] | None

@@ -44,12 +44,6 @@ ON CONFLICT (path) DO UPDATE SET deleted_at = max(deleted_at, excluded.deleted_a
 MANIFEST_SQL = """
 SELECT path, content_hash, mtime FROM vault_notes WHERE path > ? ORDER BY path LIMIT ?
 """
-GET_NOTE_SQL = """
-SELECT path, vault, title, aliases, tags, folder, note_type, status, mtime, note_date,
-       content_hash FROM vault_notes WHERE path = ?
-"""
-
-
 def split_path(path: str) -> tuple[str, str]:
     """(folder, file name without .md)"""
     folder, _, file = path.rpartition("/")
@@ -95,7 +89,3 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
 
 async def manifest_page(db: Database, after: str, limit: int) -> list[dict[str, Any]]:
     return (await db.prepare(MANIFEST_SQL).bind(after, limit).all()).results
-
-
-async def get_note(db: Database, path: str) -> dict[str, Any] | None:
-    return await db.prepare(GET_NOTE_SQL).bind(path).first()
