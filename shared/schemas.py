@@ -134,6 +134,11 @@ def parse_json_model(body: bytes, model: type[M], what: str) -> M:
     if not isinstance(data, dict):
         raise BadRequest(f"{what} body must be a JSON object")
     try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:  # "\ud800" escapes decode to unpaired surrogates
+        raise BadRequest(f"{what} body holds an unpaired UTF-16 surrogate escape "
+                         f"({exc.object[exc.start]!r}); send valid Unicode text") from exc
+    try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise InvalidPayload(f"the {what} request is invalid; nothing was applied",

@@ -222,3 +222,11 @@ async def test_recency_of_notes_is_visible_in_hits(client: httpx.AsyncClient) ->
                note("new.md", "quarterly budget review", mtime=NOW_MS - DAY_MS))
     hits = (await client.get("/api/search", params={"q": "quarterly budget review"})).json()
     assert [h["id"] for h in hits["hits"]] == ["new.md", "old.md"]
+
+
+async def test_unpaired_surrogates_are_a_clear_400(client: httpx.AsyncClient,
+                                                   db: SqliteDatabase) -> None:
+    response = await client.post("/api/chat", content=b'{"content": "\\ud800 lone"}')
+    assert response.status_code == 400
+    assert "surrogate" in response.json()["error"]["message"]
+    assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -179,3 +181,11 @@ async def test_status_reports_sync_freshness(client: httpx.AsyncClient) -> None:
     after = (await client.get("/status")).json()
     assert after["corpora"]["notes"] == 1
     assert after["staleness_seconds"] == 0 and after["stale"] is False
+
+
+async def test_unpaired_surrogate_in_a_note_is_400(client: httpx.AsyncClient) -> None:
+    body = batch("b1", [note("a.md", "fine")])
+    raw = json.dumps(body).replace('"fine"', '"\\udc80 broken"').encode()
+    response = await client.post("/vault/sync", content=raw, headers=auth())
+    assert response.status_code == 400
+    assert await count_notes(client) == 0
