@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from shared.limits import MAX_NOTE_BODY_BYTES
+from shared.limits import MAX_NOTE_BODY_BYTES, MAX_PROPERTIES_CHARS
 from shared.schemas import NoteUpsert
 
 # Frontmatter may add a little to the body limit; the body itself is checked by NoteUpsert.
@@ -108,6 +108,32 @@ def note_date(name: str, frontmatter: dict[str, Any], mtime_ms: int) -> int:
     return mtime_ms
 
 
+# Frontmatter keys with a column of their own, or that only style or publish a page.
+_OWN_KEYS = {"title", "tags", "tag", "aliases", "alias", "type", "status", "date", "updated",
+             "modified", "created", "cssclass", "cssclasses", "publish", "permalink"}
+
+
+def _flatten(value: Any) -> list[Any]:
+    """Lists flattened: an unquoted `project: [[Kitchen]]` is YAML for [["Kitchen"]]."""
+    if isinstance(value, list):
+        return [item for v in value for item in _flatten(v)]
+    return [value]
+
+
+def properties_text(frontmatter: dict[str, Any]) -> str:
+    """Every other property as "key: value" lines (lists joined), so that an author, a
+    description or a project named in frontmatter is searchable."""
+    lines = []
+    for key, value in frontmatter.items():
+        if str(key).lower() in _OWN_KEYS:
+            continue
+        flat = [str(v) for v in _flatten(value)
+                if isinstance(v, str | int | float | date) and not isinstance(v, bool)]
+        if flat:
+            lines.append(f"{key}: {', '.join(flat)}")
+    return "\n".join(lines)[:MAX_PROPERTIES_CHARS]
+
+
 def _title(frontmatter: dict[str, Any], body: str, stem: str) -> str:
     title = frontmatter.get("title")
     if isinstance(title, str | int | float) and str(title).strip():
@@ -144,7 +170,8 @@ def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejecti
             path=rel_path, title=_title(frontmatter, body, stem), aliases=aliases, tags=tags,
             type=str(frontmatter["type"]) if frontmatter.get("type") is not None else None,
             status=str(frontmatter["status"]) if frontmatter.get("status") is not None else None,
-            body=body, mtime=mtime_ms, note_date=note_date(stem, frontmatter, mtime_ms),
+            properties=properties_text(frontmatter), body=body, mtime=mtime_ms,
+            note_date=note_date(stem, frontmatter, mtime_ms),
             content_hash=content_hash(raw))
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"

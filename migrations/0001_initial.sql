@@ -59,6 +59,8 @@ CREATE TABLE vault_notes (
     aliases       TEXT NOT NULL DEFAULT '',
     tags          TEXT NOT NULL DEFAULT '',
     folder        TEXT NOT NULL DEFAULT '',
+    -- Other frontmatter properties as "key: value" lines (author, description, project...).
+    properties    TEXT NOT NULL DEFAULT '',
     body          TEXT NOT NULL,
     note_type     TEXT,
     status        TEXT,
@@ -74,6 +76,7 @@ CREATE VIRTUAL TABLE vault_notes_fts USING fts5 (
     aliases,
     tags,
     folder,
+    properties,
     body,
     content = 'vault_notes',
     content_rowid = 'rid',
@@ -109,22 +112,26 @@ CREATE TRIGGER messages_au AFTER UPDATE OF content ON messages BEGIN
 END;
 
 CREATE TRIGGER vault_notes_ai AFTER INSERT ON vault_notes BEGIN
-    INSERT INTO vault_notes_fts (rowid, title, name, aliases, tags, folder, body)
-    VALUES (new.rid, new.title, new.name, new.aliases, new.tags, new.folder, new.body);
+    INSERT INTO vault_notes_fts (rowid, title, name, aliases, tags, folder, properties, body)
+    VALUES (new.rid, new.title, new.name, new.aliases, new.tags, new.folder, new.properties,
+            new.body);
     UPDATE corpus_stats SET docs = docs + 1 WHERE corpus = 'notes';
 END;
 
 CREATE TRIGGER vault_notes_ad AFTER DELETE ON vault_notes BEGIN
-    INSERT INTO vault_notes_fts (vault_notes_fts, rowid, title, name, aliases, tags, folder, body)
-    VALUES ('delete', old.rid, old.title, old.name, old.aliases, old.tags, old.folder, old.body);
+    INSERT INTO vault_notes_fts (vault_notes_fts, rowid, title, name, aliases, tags, folder, properties, body)
+    VALUES ('delete', old.rid, old.title, old.name, old.aliases, old.tags, old.folder,
+            old.properties, old.body);
     UPDATE corpus_stats SET docs = docs - 1 WHERE corpus = 'notes';
 END;
 
 CREATE TRIGGER vault_notes_au AFTER UPDATE ON vault_notes BEGIN
-    INSERT INTO vault_notes_fts (vault_notes_fts, rowid, title, name, aliases, tags, folder, body)
-    VALUES ('delete', old.rid, old.title, old.name, old.aliases, old.tags, old.folder, old.body);
-    INSERT INTO vault_notes_fts (rowid, title, name, aliases, tags, folder, body)
-    VALUES (new.rid, new.title, new.name, new.aliases, new.tags, new.folder, new.body);
+    INSERT INTO vault_notes_fts (vault_notes_fts, rowid, title, name, aliases, tags, folder, properties, body)
+    VALUES ('delete', old.rid, old.title, old.name, old.aliases, old.tags, old.folder,
+            old.properties, old.body);
+    INSERT INTO vault_notes_fts (rowid, title, name, aliases, tags, folder, properties, body)
+    VALUES (new.rid, new.title, new.name, new.aliases, new.tags, new.folder, new.properties,
+            new.body);
 END;
 
 -- A deleted path remembers the time of its deletion, so that a stale upsert (a retried

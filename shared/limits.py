@@ -11,6 +11,7 @@ MAX_TITLE_CHARS = 500
 MAX_PATH_CHARS = 1_024
 MAX_TAGS = 200
 MAX_ALIASES = 100
+MAX_PROPERTIES_CHARS = 8_000
 
 # One sync request. Each upsert costs at most 3 statements in the D1 batch (upsert, clear
 # tombstone, record), each delete 2, so 250 items stay far below 1,000 queries.

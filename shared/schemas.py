@@ -16,6 +16,7 @@ from shared.limits import (
     MAX_CONTEXT_BYTES,
     MAX_NOTE_BODY_BYTES,
     MAX_PATH_CHARS,
+    MAX_PROPERTIES_CHARS,
     MAX_SYNC_BODY_BYTES,
     MAX_TAGS,
     MAX_TITLE_CHARS,
@@ -56,6 +57,7 @@ class NoteUpsert(Strict):
         default_factory=list, max_length=MAX_TAGS)
     type: str | None = Field(default=None, max_length=200)
     status: str | None = Field(default=None, max_length=200)
+    properties: str = Field(default="", max_length=MAX_PROPERTIES_CHARS)
     body: str
     mtime: Millis
     note_date: Millis

@@ -34,6 +34,13 @@ def test_frontmatter_fields_and_body_tags() -> None:
     assert len(result.content_hash) == 64
 
 
+def test_other_properties_become_searchable_text() -> None:
+    result = parse("---\nauthor: Donella Meadows\nrating: 5\nproject: [[Kitchen]]\n"
+                   "related: [a, b]\ncssclasses: [wide]\npublish: true\nnested: {x: 1}\n---\nbody")
+    assert result.properties == "author: Donella Meadows\nrating: 5\nproject: Kitchen\n" \
+        "related: a, b"
+
+
 def test_title_falls_back_to_h1_then_file_name() -> None:
     assert parse("# Real heading\n\ntext").title == "Real heading"
     assert parse("just text").title == "Note"

@@ -22,6 +22,14 @@ async def count_notes(client: httpx.AsyncClient) -> int:
     return (await client.get("/status")).json()["corpora"]["notes"]
 
 
+async def test_properties_are_searchable(client: httpx.AsyncClient) -> None:
+    book = note("Reading/Systems.md", "Stocks and flows.")
+    await sync(client, book.model_copy(update={"properties": "author: Donella Meadows"}))
+    hits = await search(client, "meadows")
+    assert [h["id"] for h in hits] == ["Reading/Systems.md"]
+    assert any(r.startswith("properties matches") for r in hits[0]["reasons"])
+
+
 async def test_sync_makes_notes_searchable(client: httpx.AsyncClient) -> None:
     response = await sync(client, note("garden/tomatoes.md", "Blight hit the tomatoes in July",
                                        tags=["garden"]))

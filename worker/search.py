@@ -61,7 +61,8 @@ WITH ranked AS (
     FROM vault_notes_fts WHERE vault_notes_fts MATCH ?1
     ORDER BY bm25 LIMIT ?2
 )
-SELECT n.path, n.vault, n.title, n.name, n.aliases, n.tags, n.note_date, ranked.bm25,
+SELECT n.path, n.vault, n.title, n.name, n.aliases, n.tags, n.properties, n.note_date,
+       ranked.bm25,
        substr(n.body, 1, {SNIPPET_SOURCE_CHARS}) AS text
 FROM ranked JOIN vault_notes AS n ON n.rid = ranked.rid
 ORDER BY ranked.bm25
@@ -135,7 +136,8 @@ def _note_hit(c: Scored, query: SearchQuery, now_ms: int, marks: Pattern[str] | 
     row = c.row
     snippet, spans = make_snippet(str(row["text"] or ""), marks)
     fields = {"title": str(row["title"]), "file name": str(row["name"]),
-              "aliases": str(row["aliases"]), "tags": str(row["tags"])}
+              "aliases": str(row["aliases"]), "tags": str(row["tags"]),
+              "properties": str(row["properties"])}
     return Hit(kind="note", id=str(row["path"]), label=shorten(str(row["title"]), MAX_LABEL_CHARS),
                snippet=snippet, highlights=spans,
                href=note_href(str(row["vault"]), str(row["path"])),

@@ -22,13 +22,14 @@ INSERT INTO vault_sync_batches (batch_id, applied_at, upserts, deletes) VALUES (
 BATCH_EXISTS_SQL = "SELECT 1 AS present FROM vault_sync_batches WHERE batch_id = ?"
 UPSERT_NOTE_SQL = """
 INSERT INTO vault_notes (path, vault, title, name, aliases, tags, folder, body, note_type,
-                         status, mtime, note_date, content_hash, synced_at)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14
+                         status, mtime, note_date, content_hash, synced_at, properties)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
 WHERE NOT EXISTS (SELECT 1 FROM vault_tombstones WHERE path = ?1 AND deleted_at >= ?11)
 ON CONFLICT (path) DO UPDATE SET
     vault = excluded.vault, title = excluded.title, name = excluded.name,
     aliases = excluded.aliases, tags = excluded.tags, folder = excluded.folder,
-    body = excluded.body, note_type = excluded.note_type, status = excluded.status,
+    properties = excluded.properties, body = excluded.body,
+    note_type = excluded.note_type, status = excluded.status,
     mtime = excluded.mtime, note_date = excluded.note_date,
     content_hash = excluded.content_hash, synced_at = excluded.synced_at
 WHERE excluded.mtime > vault_notes.mtime
@@ -56,7 +57,7 @@ def _upsert(db: Database, vault: str, note: NoteUpsert, now_ms: int) -> list[Sta
         db.prepare(UPSERT_NOTE_SQL).bind(
             note.path, vault, note.title, name, "\n".join(note.aliases), " ".join(note.tags),
             folder, note.body, note.type, note.status, note.mtime,
-            note.note_date, note.content_hash, now_ms),
+            note.note_date, note.content_hash, now_ms, note.properties),
         db.prepare(CLEAR_TOMBSTONE_SQL).bind(note.path, note.mtime),
     ]
 
