@@ -179,3 +179,13 @@ def test_watch_first_run_repairs_a_worker_that_lost_its_data(tmp_path: Path,
     with running_server(tmp_path / "fresh.sqlite", token="t") as second:  # empty database
         run_watch(vault, second.url, "t", None, state, interval_s=0, max_runs=1, quiet=True)
         assert status(second)["corpora"]["notes"] == 2
+
+
+def test_cli_status_reports_state_and_worker(server: RunningServer, vault: Path,
+                                             tmp_path: Path) -> None:
+    state = str(tmp_path / "s")
+    hub_cli("sync", "--vault", str(vault), "--url", server.url, "--state-dir", state,
+            "--token", server.token)
+    result = hub_cli("status", "--vault", str(vault), "--state-dir", state, "--url", server.url)
+    assert result.returncode == 0, result.stderr
+    assert "2 notes pushed" in result.stdout and '"notes": 2' in result.stdout
