@@ -36,35 +36,43 @@ def highlighter(terms: Sequence[Term]) -> re.Pattern[str] | None:
     return re.compile(r"(?<![^\W_])(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
 
 
-def _window(text: str, starts: list[int], words: list[str]) -> int:
+def _window(starts: list[int], words: list[str]) -> int:
+    """Start of the SNIPPET_CHARS window (opening LEAD_CHARS before a match) that holds the
+    most distinct matched words; earliest on ties. Two pointers: windows only move right."""
     best_start, best_count = 0, -1
+    counts: dict[str, int] = {}
+    right = 0
     for i, position in enumerate(starts):
         begin = max(position - LEAD_CHARS, 0)
-        end = begin + SNIPPET_CHARS
-        distinct = {w for j, w in enumerate(words[i:], i) if starts[j] < end}
-        if len(distinct) > best_count:
-            best_start, best_count = begin, len(distinct)
+        while right < len(starts) and starts[right] < begin + SNIPPET_CHARS:
+            counts[words[right]] = counts.get(words[right], 0) + 1
+            right += 1
+        if len(counts) > best_count:
+            best_start, best_count = begin, len(counts)
+        counts[words[i]] -= 1
+        if not counts[words[i]]:
+            del counts[words[i]]
     return best_start
 
 
 def make_snippet(text: str, pattern: re.Pattern[str] | None
                  ) -> tuple[str, list[tuple[int, int]]]:
     """A ~220-character window of `text` around the query's words, with match spans."""
-    text = _SPACES.sub(" ", text).strip()
-    matches = list(pattern.finditer(text))[:MAX_MATCHES] if pattern else []
-    begin = _window(text, [m.start() for m in matches], [m.group(0).lower() for m in matches]) \
+    matches = list(pattern.finditer(text, 0, len(text)))[:MAX_MATCHES] if pattern else []
+    begin = _window([m.start() for m in matches], [m.group(0).lower() for m in matches]) \
         if matches else 0
+    # Whitespace is collapsed in the window only (a long note's text is never rewritten).
+    raw = text[begin:begin + SNIPPET_CHARS * 2]
+    window = _SPACES.sub(" ", raw).strip()
     if begin > 0:
-        space = text.find(" ", begin)
-        begin = space + 1 if 0 <= space < begin + 20 else begin
-    end = min(begin + SNIPPET_CHARS, len(text))
-    if end < len(text):
-        space = text.rfind(" ", begin, end)
-        end = space if space > begin + SNIPPET_CHARS // 2 else end
+        space = window.find(" ")
+        window = window[space + 1:] if 0 <= space < 20 else window
+    cut = window[:SNIPPET_CHARS]
+    if len(window) > SNIPPET_CHARS:
+        space = cut.rfind(" ")
+        cut = cut[:space] if space > SNIPPET_CHARS // 2 else cut
+    more_after = len(window) > len(cut) or begin + len(raw) < len(text)
     prefix = ELLIPSIS if begin > 0 else ""
-    suffix = ELLIPSIS if end < len(text) else ""
-    snippet = prefix + text[begin:end] + suffix
-    shift = len(prefix) - begin
-    spans = [(m.start() + shift, m.end() + shift) for m in matches
-             if m.start() >= begin and m.end() <= end]
+    snippet = prefix + cut + (ELLIPSIS if more_after else "")
+    spans = [(m.start(), m.end()) for m in pattern.finditer(snippet)] if pattern else []
     return snippet, spans

@@ -36,8 +36,6 @@ from shared.ranking import (
 from shared.schemas import Hit
 from shared.snippets import highlighter, make_snippet
 from shared.sources import message_href, note_href, shorten
-from shared.stem import stem
-from shared.text import tokens
 from worker.db import Database, Statement
 
 SourceFilter = Literal["all", "notes", "messages"]
@@ -117,12 +115,11 @@ def iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat().replace("+00:00", "Z")
 
 
-def _reasons(query: SearchQuery, fields: Mapping[str, str], highlights: int,
+def _reasons(fields: Mapping[str, str], marks: Pattern[str] | None, highlights: int,
              boost: float, now_ms: int, ts: int) -> list[str]:
-    wanted = {s for t in query.terms for s in t.stems}
     reasons = []
     for name, text in fields.items():
-        matched = sorted({stem(w) for w in tokens(text)} & wanted)
+        matched = sorted({w.lower() for w in marks.findall(text)}) if marks and text else []
         if matched:
             reasons.append(f"{name} matches {', '.join(matched)}")
     if highlights:
@@ -132,7 +129,7 @@ def _reasons(query: SearchQuery, fields: Mapping[str, str], highlights: int,
     return reasons
 
 
-def _note_hit(c: Scored, query: SearchQuery, now_ms: int, marks: Pattern[str] | None) -> Hit:
+def _note_hit(c: Scored, now_ms: int, marks: Pattern[str] | None) -> Hit:
     row = c.row
     snippet, spans = make_snippet(str(row["text"] or ""), marks)
     fields = {"title": str(row["title"]), "file name": str(row["name"]),
@@ -143,12 +140,11 @@ def _note_hit(c: Scored, query: SearchQuery, now_ms: int, marks: Pattern[str] | 
                href=note_href(str(row["vault"]), str(row["path"])),
                timestamp=iso(c.timestamp_ms), score=round(c.score, 6),
                relevance=round(c.relevance, 6),
-               reasons=_reasons(query, fields, len(spans), c.boost, now_ms, c.timestamp_ms),
+               reasons=_reasons(fields, marks, len(spans), c.boost, now_ms, c.timestamp_ms),
                path=str(row["path"]))
 
 
-def _message_hit(c: Scored, query: SearchQuery, now_ms: int, marks: Pattern[str] | None
-                 ) -> Hit:
+def _message_hit(c: Scored, now_ms: int, marks: Pattern[str] | None) -> Hit:
     row = c.row
     snippet, spans = make_snippet(str(row["text"] or ""), marks)
     label = shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS)
@@ -156,7 +152,7 @@ def _message_hit(c: Scored, query: SearchQuery, now_ms: int, marks: Pattern[str]
                highlights=spans, href=message_href(str(row["id"])),
                timestamp=iso(c.timestamp_ms), score=round(c.score, 6),
                relevance=round(c.relevance, 6),
-               reasons=_reasons(query, {}, len(spans), c.boost, now_ms, c.timestamp_ms),
+               reasons=_reasons({}, marks, len(spans), c.boost, now_ms, c.timestamp_ms),
                conversation_id=str(row["conversation_id"]), role=str(row["role"]))
 
 
@@ -268,7 +264,7 @@ async def search_corpus(db: Database, query: SearchQuery, filters: Filters, now_
     ranked = merge(score_rows(query, rows, now_ms, as_typed), filters.limit,
                    filters.per_group)
     marks = highlighter(query.terms)
-    hits = [(_note_hit if c.kind == "note" else _message_hit)(c, query, now_ms, marks)
+    hits = [(_note_hit if c.kind == "note" else _message_hit)(c, now_ms, marks)
             for c in ranked]
     if strict is not None:
         hits = [h.model_copy(update={"fuzzy": h.id not in strict}) for h in hits]
