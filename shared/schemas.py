@@ -6,7 +6,14 @@ import json
 import re
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
 from shared.limits import (
@@ -48,8 +55,11 @@ def check_vault_path(path: str) -> str:
     return path
 
 
+VaultPath = Annotated[str, AfterValidator(check_vault_path)]
+
+
 class NoteUpsert(Strict):
-    path: str
+    path: VaultPath
     title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
     aliases: list[Annotated[str, Field(max_length=MAX_TITLE_CHARS)]] = Field(
         default_factory=list, max_length=MAX_ALIASES)
@@ -62,8 +72,6 @@ class NoteUpsert(Strict):
     mtime: Millis
     note_date: Millis
     content_hash: str
-
-    _path = field_validator("path")(classmethod(lambda cls, v: check_vault_path(v)))
 
     @field_validator("body")
     @classmethod
@@ -82,10 +90,8 @@ class NoteUpsert(Strict):
 
 
 class NoteDelete(Strict):
-    path: str
+    path: VaultPath
     deleted_at: Millis
-
-    _path = field_validator("path")(classmethod(lambda cls, v: check_vault_path(v)))
 
 
 class SyncBatch(Strict):
