@@ -48,6 +48,8 @@ async def test_offline_responder_cites_every_injected_source() -> None:
     answer = await OfflineResponder().complete(prompt(sources))
     assert "[1]" in answer and "[2]" in answer and "your note “A”" in answer
     assert "found nothing" in await OfflineResponder().complete(prompt())
+    small_talk = Prompt(recall_block="", sources=[], user_text="hi, how are you?")
+    assert (await OfflineResponder().complete(small_talk)).startswith("Hello!")
 
 
 def test_provider_configuration_errors_are_clear(db) -> None:

@@ -14,7 +14,8 @@ from typing import Any, Protocol
 
 import httpx
 
-from shared.errors import MalloryError, UpstreamError
+from shared.errors import MalloryError, QueryTooLong, UpstreamError
+from shared.query import Mode, build_query
 from shared.schemas import Source
 from worker.config import Runtime
 from worker.persona import NO_RECALL, PERSONA
@@ -48,6 +49,10 @@ class OfflineResponder:
     name = "offline"
 
     async def complete(self, prompt: Prompt) -> str:
+        if not prompt.sources and _nothing_to_look_up(prompt.user_text):
+            return ("Hello! I'm running without a language model, so all I can do is look "
+                    "things up in your notes and our past conversations. Ask me about "
+                    "something you wrote down or told me.")
         if not prompt.sources:
             return ("I found nothing in your notes or our past conversations about that. "
                     "(I'm running without a language model, so I can only report what memory "
@@ -57,6 +62,14 @@ class OfflineResponder:
             kind = "your note" if s.kind == "note" else "our conversation"
             lines.append(f"- {kind} “{s.label}”: {s.snippet} [{s.n}]")
         return "\n".join(lines)
+
+
+def _nothing_to_look_up(text: str) -> bool:
+    """Small talk: no word in it that recall would search for ("hi, how are you?")."""
+    try:
+        return build_query(text, Mode.AUTOMATIC).is_empty
+    except QueryTooLong:
+        return False
 
 
 class OpenAICompatible:
