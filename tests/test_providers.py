@@ -23,7 +23,7 @@ class FakeAI:
 
 def prompt(sources: list[Source] | None = None) -> Prompt:
     return Prompt(recall_block="<recall>\n[1] x\n</recall>" if sources else "",
-                  sources=sources or [], user_text="hello")
+                  sources=sources or [], user_text="what was the kitchen budget?")
 
 
 async def test_workers_ai_gets_the_messages_and_returns_the_response() -> None:
@@ -33,7 +33,7 @@ async def test_workers_ai_gets_the_messages_and_returns_the_response() -> None:
     model, inputs = ai.calls[0]
     assert model == "@cf/test/model"
     assert inputs["messages"][0]["role"] == "system"
-    assert inputs["messages"][-1]["content"].endswith("hello")
+    assert inputs["messages"][-1]["content"].endswith("what was the kitchen budget?")
 
 
 @pytest.mark.parametrize("answer", [RuntimeError("AiError: 3040 capacity"), {"nope": 1}])
