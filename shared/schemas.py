@@ -224,6 +224,9 @@ class Hit(BaseModel):
     reasons: list[str] = Field(default_factory=list)
     # True when the hit matched only through a spelling correction (shared.fuzzy).
     fuzzy: bool = False
+    # For an owner's message recalled at chat time: the start of Mallory's reply to it,
+    # which usually holds what the owner wants back.
+    reply: str | None = None
     conversation_id: str | None = None
     role: str | None = None
     path: str | None = None

@@ -230,3 +230,29 @@ async def test_unpaired_surrogates_are_a_clear_400(client: httpx.AsyncClient,
     assert response.status_code == 400
     assert "surrogate" in response.json()["error"]["message"]
     assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}
+
+
+async def test_recalled_question_brings_its_answer_to_the_model(
+        client: httpx.AsyncClient, openai, db: SqliteDatabase) -> None:
+    await chats.create_conversation(db, "eyes", NOW_MS - 40 * DAY_MS, "old")
+    await chats.append_message(db, "old", "user", "how do I protect my eyes from screen strain?",
+                               NOW_MS - 40 * DAY_MS, message_id="q")
+    await chats.append_message(db, "old", "assistant", "Use the 20-20-20 rule: every 20 "
+                               "minutes look 20 feet away for 20 seconds.",
+                               NOW_MS - 40 * DAY_MS + 5, message_id="a")
+    route = openai.post(MODEL_URL).mock(return_value=openai_answer("As I said [1]."))
+    await chat(client, "remind me how to protect my eyes from screen strain")
+    user_turn = json.loads(route.calls.last.request.content)["messages"][-1]["content"]
+    assert "Mallory replied: Use the 20-20-20 rule" in user_turn
+
+
+async def test_a_typo_in_a_chat_message_still_recalls(client: httpx.AsyncClient) -> None:
+    """The owner's message is indexed before recall runs; its own words must not count as
+    'known' (that would hide the typo) nor as common (that would sink every score)."""
+    await sync(client,
+               note("pytest/async-fixtures.md", "Use pytest-asyncio for async fixtures.",
+                    title="Async fixtures with pytest-asyncio"),
+               note("home/lights.md", "Replacing the kitchen light fixtures.",
+                    title="Light fixtures"))
+    body = (await chat(client, "asnyc fixtures?")).json()
+    assert [s["id"] for s in body["assistant_message"]["sources"]] == ["pytest/async-fixtures.md"]

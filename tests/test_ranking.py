@@ -85,3 +85,15 @@ def test_merge_is_deterministic_on_exact_ties() -> None:
 
 def test_merge_respects_limit() -> None:
     assert len(merge([scored("note", f"{i}.md", 0.5, i) for i in range(20)], 5)) == 5
+
+
+def test_the_query_message_is_taken_out_of_the_statistics() -> None:
+    from worker.search import without_query_message
+
+    rows = {"stats": [{"corpus": "messages", "docs": 5}, {"corpus": "notes", "docs": 9}],
+            "messages_df": [{"term": "wal", "doc": 3}, {"term": "rare", "doc": 1}],
+            "notes_df": [{"term": "wal", "doc": 4}]}
+    adjusted = without_query_message(rows)
+    assert adjusted["stats"] == [{"corpus": "messages", "docs": 4}, {"corpus": "notes", "docs": 9}]
+    assert adjusted["messages_df"] == [{"term": "wal", "doc": 2}, {"term": "rare", "doc": 0}]
+    assert adjusted["notes_df"] == rows["notes_df"]

@@ -51,3 +51,11 @@ def test_gate_floor_relative_floor_cap_and_fuzzy() -> None:
     mixed = [hit(1, 0.9), hit(2, 0.9 * recall_policy.RELATIVE_FLOOR - 0.01)]
     assert [h.id for h in recall_policy.select(mixed)] == ["id1"]
     assert recall_policy.select([hit(1, 0.9, fuzzy=True)]) == []
+
+
+def test_owner_message_hits_carry_mallorys_reply() -> None:
+    question = hit(1, kind="message").model_copy(update={"reply": "Try the 20-20-20 rule."})
+    block, _ = build_recall_block([question])
+    lines = block.splitlines()
+    assert lines[2].startswith("[1] past message by the owner")
+    assert lines[4] == "    Mallory replied: Try the 20-20-20 rule."

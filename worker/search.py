@@ -109,6 +109,10 @@ class Filters:
     # 2 (question and answer of one exchange) and so does not hide the answer behind the
     # question that matched it better.
     per_group: int | None = 1
+    # At chat time the owner's message is stored before recall runs, so the index already
+    # holds it: it would count in every query term's document frequency (and in a small
+    # corpus make every term look common, or hide a typo). True removes it from the stats.
+    query_text_is_indexed: bool = False
 
 
 def iso(ms: int) -> str:
@@ -206,9 +210,22 @@ def score_rows(query: SearchQuery, rows: Mapping[str, list[dict]], now_ms: int,
     return scored
 
 
-async def _run(db: Database, plan: Mapping[str, Statement]) -> dict[str, list[dict]]:
+async def _run(db: Database, plan: Mapping[str, Statement], filters: Filters
+               ) -> dict[str, list[dict]]:
     results = await db.batch(list(plan.values()))
-    return {name: result.results for name, result in zip(plan, results, strict=True)}
+    rows = {name: result.results for name, result in zip(plan, results, strict=True)}
+    return without_query_message(rows) if filters.query_text_is_indexed else rows
+
+
+def without_query_message(rows: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """Statistics as if the message the query was made from were not indexed: it holds
+    every query term, so it adds one to each term's message count and to the corpus."""
+    if "messages_df" not in rows:
+        return rows
+    return {**rows,
+            "messages_df": [{**r, "doc": max(int(r["doc"]) - 1, 0)} for r in rows["messages_df"]],
+            "stats": [{**r, "docs": max(int(r["docs"]) - 1, 0)} if r["corpus"] == "messages"
+                      else r for r in rows["stats"]]}
 
 
 def _unknown_terms(query: SearchQuery, rows: Mapping[str, list[dict]]) -> list[Term]:
@@ -223,7 +240,7 @@ async def _corrections(db: Database, words: list[str], corpora: list[str]) -> di
     plan = {f"{corpus}:{word}": db.prepare(VOCAB_RANGE_SQL.format(table=VOCAB_TABLES[corpus]))
             .bind(*prefix_range(word), MAX_CANDIDATES)
             for word in words for corpus in corpora}
-    rows = await _run(db, plan)
+    rows = await _run(db, plan, Filters())
     found = {}
     for word in words:
         docs: dict[str, int] = {}
@@ -247,7 +264,7 @@ async def search_corpus(db: Database, query: SearchQuery, filters: Filters, now_
     """
     if query.is_empty:
         return []
-    rows = await _run(db, build_statements(db, query, filters))
+    rows = await _run(db, build_statements(db, query, filters), filters)
     unknown = _unknown_terms(query, rows)
     strict: set[str] | None = None
     as_typed: dict[str, float] = {}
@@ -260,7 +277,7 @@ async def search_corpus(db: Database, query: SearchQuery, filters: Filters, now_
             strict = {c.id for c in score_rows(query, rows, now_ms)}
             as_typed = ceilings(query, rows)
             query = SearchQuery(text=query.text, terms=terms)
-            rows = await _run(db, build_statements(db, query, filters))
+            rows = await _run(db, build_statements(db, query, filters), filters)
     ranked = merge(score_rows(query, rows, now_ms, as_typed), filters.limit,
                    filters.per_group)
     marks = highlighter(query.terms)
