@@ -20,7 +20,6 @@ from worker.db.port import BoundStatement, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 BRIDGE = Path(__file__).with_name("miniflare_bridge.mjs")
-START_TIMEOUT_S = 60
 
 
 def node_binary() -> str:

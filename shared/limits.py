@@ -4,6 +4,8 @@ refuses more). Derived from D1's limits: 2 MB per row or value, 100 bound parame
 
 from __future__ import annotations
 
+from shared.errors import PayloadTooLarge
+
 # A note's body. D1 caps a row at 2 MB; the body shares its row with title, aliases and
 # tags, so 1 MB leaves ample room and still holds a ~150,000-word page.
 MAX_NOTE_BODY_BYTES = 1_000_000
@@ -18,6 +20,14 @@ MAX_PROPERTIES_CHARS = 8_000
 MAX_BATCH_ITEMS = 250
 # The request body; the hub packs batches to stay under it (with headroom for JSON escapes).
 MAX_SYNC_BODY_BYTES = 8_000_000
+
+
+
+def check_declared_size(content_length: str | None, limit: int) -> None:
+    """Refuse a body whose declared Content-Length is over `limit`, before reading it."""
+    if content_length and content_length.isdigit() and int(content_length) > limit:
+        raise PayloadTooLarge(f"body is {content_length} bytes; the limit is {limit}")
+
 
 # Chat
 MAX_CHAT_CHARS = 8_000

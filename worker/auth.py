@@ -11,8 +11,8 @@ from __future__ import annotations
 import hmac
 from collections.abc import Mapping, Sequence
 
-from shared.errors import Forbidden, PayloadTooLarge, Unauthorized
-from shared.limits import MAX_SYNC_BODY_BYTES
+from shared.errors import Forbidden, Unauthorized
+from shared.limits import MAX_SYNC_BODY_BYTES, check_declared_size
 
 SCHEME = "bearer "
 
@@ -36,6 +36,4 @@ def precheck_hub_request(path: str, headers: Mapping[str, str], tokens: Sequence
     if not path.startswith("/vault/"):
         return
     check_sync_auth(headers, tokens)
-    declared = headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_SYNC_BODY_BYTES:
-        raise PayloadTooLarge(f"body is {declared} bytes; the limit is {MAX_SYNC_BODY_BYTES}")
+    check_declared_size(headers.get("content-length"), MAX_SYNC_BODY_BYTES)

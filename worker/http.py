@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from shared.errors import BadRequest, MalloryError, PayloadTooLarge
+from shared.limits import check_declared_size
 from worker.config import Runtime, Settings
 from worker.db import DatabaseError
 
@@ -57,9 +58,7 @@ def int_param(request: Request, name: str, default: int, low: int, high: int) ->
 
 async def read_body(request: Request, limit: int) -> bytes:
     """The request body, refused with 413 as soon as it passes `limit` bytes."""
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise PayloadTooLarge(f"body is {declared} bytes; the limit is {limit}")
+    check_declared_size(request.headers.get("content-length"), limit)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)

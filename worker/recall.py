@@ -24,7 +24,6 @@ log = logging.getLogger("mallory.recall")
 class Recall:
     block: str = ""
     sources: list[Source] = field(default_factory=list)
-    hits: list[Hit] = field(default_factory=list)
     error: str | None = None
 
 
@@ -78,4 +77,4 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
     except Exception:  # the replies are a bonus: recall what we have
         log.exception("could not load replies for recalled messages")
     block, sources = build_recall_block(hits)
-    return Recall(block=block, sources=sources, hits=hits[: len(sources)])
+    return Recall(block=block, sources=sources)

@@ -228,6 +228,12 @@ def without_query_message(rows: dict[str, list[dict]]) -> dict[str, list[dict]]:
                       else r for r in rows["stats"]]}
 
 
+def _candidate_ids(rows: Mapping[str, list[dict]]) -> set[str]:
+    """Ids of the notes and messages a search run returned."""
+    return ({str(r["path"]) for r in rows.get("notes", [])}
+            | {str(r["id"]) for r in rows.get("messages", [])})
+
+
 def _unknown_terms(query: SearchQuery, rows: Mapping[str, list[dict]]) -> list[Term]:
     """Correctable terms that no document of the searched corpora contains."""
     known = {r["term"] for name in ("notes_df", "messages_df") for r in rows.get(name, [])
@@ -274,7 +280,7 @@ async def search_corpus(db: Database, query: SearchQuery, filters: Filters, now_
         if fixes:
             terms = tuple(corrected_term(fixes[t.tokens[0]]) if t in unknown
                           and t.tokens[0] in fixes else t for t in query.terms)
-            strict = {c.id for c in score_rows(query, rows, now_ms)}
+            strict = _candidate_ids(rows)
             as_typed = ceilings(query, rows)
             query = SearchQuery(text=query.text, terms=terms)
             rows = await _run(db, build_statements(db, query, filters), filters)
