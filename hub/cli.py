@@ -66,12 +66,8 @@ def run_sync(vault: Path, url: str, token: str, vault_name: str | None,
         client.close()
 
 
-def _changed_since(vault: Path, exclude: tuple[str, ...], snapshot: dict) -> bool:
-    current = {f.path: (f.mtime_ns, f.size) for f in walk_vault(vault, exclude)}
-    changed = current != snapshot
-    snapshot.clear()
-    snapshot.update(current)
-    return changed
+def _stat_snapshot(vault: Path, exclude: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    return {f.path: (f.mtime_ns, f.size) for f in walk_vault(vault, exclude)}
 
 
 def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
@@ -81,7 +77,7 @@ def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
     """Sync now and every interval; with poll_s > 0 also soon after a file changes. The
     first run reconciles with the Worker's manifest, so a watcher started against a
     Worker that lost or never had the data repairs it."""
-    runs, snapshot = 0, {}
+    runs = 0
     while max_runs is None or runs < max_runs:
         try:
             summary = run_sync(vault, url, token, vault_name, state_dir, full=runs == 0,
@@ -93,11 +89,11 @@ def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
         runs += 1
         if max_runs is not None and runs >= max_runs:
             return
-        _changed_since(vault, exclude, snapshot) if poll_s else None
+        snapshot = _stat_snapshot(vault, exclude) if poll_s else {}
         deadline = time.monotonic() + interval_s
         while time.monotonic() < deadline:
             time.sleep(min(poll_s or interval_s, max(deadline - time.monotonic(), 0)))
-            if poll_s and _changed_since(vault, exclude, snapshot):
+            if poll_s and _stat_snapshot(vault, exclude) != snapshot:
                 break
 
 
