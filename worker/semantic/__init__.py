@@ -1,0 +1,1 @@
+"""Semantic recall: embedder, vector index and reranker ports and their adapters."""
