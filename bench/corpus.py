@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from shared.stopwords import STOPWORDS
+from shared.units import MS_PER_DAY as DAY_MS
 
 ZIPF_S = 1.07
 VOCABULARY = 40_000
-DAY_MS = 86_400_000
 _ONSETS = ["b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w",
            "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr"]
 _VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou"]

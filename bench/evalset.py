@@ -15,9 +15,8 @@ from typing import Any
 from hub.client import WorkerClient
 from hub.sync import Summary, Syncer
 from local.sqlite_db import SqliteDatabase
+from shared.units import MS_PER_DAY
 from worker.store import chats
-
-MS_PER_DAY = 86_400_000
 
 
 @dataclass(frozen=True)
@@ -26,6 +25,7 @@ class Query:
     query: str
     category: str
     judgments: dict[str, int]
+    split: str = "all"  # "tune" or "heldout" in sets that have a held-out split
 
 
 def _ms(stamp: str) -> int:
@@ -39,9 +39,12 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
             if line.strip()]
 
 
-def read_queries(set_dir: Path) -> list[Query]:
-    return [Query(q["id"], q["query"], q.get("category", "uncategorised"), q["judgments"])
-            for q in read_jsonl(set_dir / "queries.jsonl")]
+def read_queries(set_dir: Path, split: str = "all") -> list[Query]:
+    """The set's queries; `split` keeps only the "tune" or the "heldout" part."""
+    queries = [Query(q["id"], q["query"], q.get("category", "uncategorised"), q["judgments"],
+                     q.get("split", "all"))
+               for q in read_jsonl(set_dir / "queries.jsonl")]
+    return [q for q in queries if split == "all" or q.split == split]
 
 
 def stage_notes(set_dir: Path, workdir: Path) -> tuple[Path, list[int]]:

@@ -3,10 +3,10 @@
     uv run python -m bench.latency [--max-messages N] [--json PATH]
 
 For each corpus size it builds a fresh SQLite D1 (the project's migrations and triggers),
-runs the same generated chat queries through `search_corpus` (sanitise, one D1 batch,
+runs the same generated chat queries through the lexical retriever (sanitise, one D1 batch,
 rank, map to hits) and, in the same run on the same tables, the floor: the raw FTS5 query
 `MATCH … ORDER BY bm25 LIMIT k` on each table for the same terms and k. Python time is
-search_corpus's wall time minus the time spent inside the database.
+the retriever's wall time minus the time spent inside the database.
 Targets at 100k messages + 10k notes: p95 ≤ 2× the floor's p95, Python ≤ 3 ms per query.
 """
 
@@ -26,8 +26,9 @@ from bench.corpus import Generator
 from local.migrate import migrate
 from local.sqlite_db import SqliteDatabase
 from shared.query import Mode, build_query
-from shared.ranking import MESSAGE_COLUMN_WEIGHTS, NOTE_COLUMN_WEIGHTS
-from worker.search import Filters, search_corpus
+from worker.recall import lexical
+from worker.recall.corpora import MESSAGE_COLUMNS, NOTE_COLUMNS
+from worker.recall.filters import Filters
 
 SIZES = [(1_000, 100), (10_000, 1_000), (100_000, 10_000)]
 QUERIES = 200
@@ -43,14 +44,14 @@ INSERT_NOTE = ("INSERT INTO vault_notes (path, vault, title, name, aliases, tags
                "mtime, note_date, content_hash, synced_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
 
 
-def _weights(ws: tuple[float, ...]) -> str:
-    return ", ".join(str(w) for w in ws)
+def _weights(columns: dict[str, float]) -> str:
+    return ", ".join(str(w) for w in columns.values())
 
 
 FLOOR_NOTES = (f"SELECT rowid FROM vault_notes_fts WHERE vault_notes_fts MATCH ? "
-               f"ORDER BY bm25(vault_notes_fts, {_weights(NOTE_COLUMN_WEIGHTS)}) LIMIT ?")
+               f"ORDER BY bm25(vault_notes_fts, {_weights(dict(NOTE_COLUMNS))}) LIMIT ?")
 FLOOR_MESSAGES = (f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? "
-                  f"ORDER BY bm25(messages_fts, {_weights(MESSAGE_COLUMN_WEIGHTS)}) LIMIT ?")
+                  f"ORDER BY bm25(messages_fts, {_weights(dict(MESSAGE_COLUMNS))}) LIMIT ?")
 
 
 class TimedDatabase:
@@ -98,7 +99,7 @@ async def measure(db: SqliteDatabase, queries: list[str]) -> dict[str, float]:
         timed.spent = 0.0
         started = time.perf_counter()
         query = build_query(text, Mode.AUTOMATIC)
-        await search_corpus(timed, query, Filters(limit=LIMIT), NOW_MS)
+        await lexical.retrieve(timed, query, Filters(limit=LIMIT), NOW_MS)
         total = time.perf_counter() - started
         started = time.perf_counter()
         conn.execute(FLOOR_NOTES, (query.match, LIMIT)).fetchall()

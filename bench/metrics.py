@@ -24,6 +24,11 @@ def reciprocal_rank(ranked: Sequence[str], judgments: Mapping[str, int], k: int 
     return 0.0
 
 
+def hit_at(ranked: Sequence[str], judgments: Mapping[str, int], k: int = 3) -> float:
+    """1 when a relevant document is in the top k."""
+    return float(any(judgments.get(d, 0) >= 1 for d in ranked[:k]))
+
+
 def recall_at(ranked: Sequence[str], judgments: Mapping[str, int], k: int = 20) -> float:
     relevant = {d for d, g in judgments.items() if g >= 1}
     if not relevant:

@@ -23,15 +23,14 @@ from typing import Any
 
 from bench.baselines import Bm25s, NaiveFts5, documents
 from bench.evalset import Query, doc_id, load_set, read_queries
-from bench.metrics import mean, ndcg_at, recall_at, reciprocal_rank
+from bench.metrics import hit_at, mean, ndcg_at, recall_at, reciprocal_rank
 from local.thread_server import running_server
-from shared.query import Mode, build_query
-from worker.api import EXPLICIT_PER_CONVERSATION
-from worker.recall import gated_hits
-from worker.search import Filters, search_corpus
+from shared.recall_policy import EXPLICIT
+from worker.recall.automatic import gated
+from worker.recall.explicit import search
 
-KEYS = ("ndcg@10", "mrr", "recall@20", "auto_hit_rate", "auto_fpr", "auto_precision",
-        "n_queries")
+KEYS = ("ndcg@10", "ndcg@5", "mrr", "recall@20", "hit@3", "auto_hit_rate", "auto_fpr",
+        "auto_precision", "n_queries")
 SEARCH_DEPTH = 20
 
 
@@ -49,10 +48,12 @@ def score_queries(queries: Sequence[Query], ranked: Callable[[Query], list[str]]
         empty = [q for q in qs if not q.judgments]
         return {
             "ndcg@10": mean([ndcg_at(runs[q.id][0], q.judgments, 10) for q in judged]),
+            "ndcg@5": mean([ndcg_at(runs[q.id][0], q.judgments, 5) for q in judged]),
             "mrr": mean([reciprocal_rank(runs[q.id][0], q.judgments, SEARCH_DEPTH)
                          for q in judged]),
             "recall@20": mean([recall_at(runs[q.id][0], q.judgments, SEARCH_DEPTH)
                                for q in judged]),
+            "hit@3": mean([hit_at(runs[q.id][0], q.judgments, 3) for q in judged]),
             "auto_hit_rate": mean([float(any(q.judgments.get(d, 0) >= 1
                                              for d in runs[q.id][1])) for q in judged]),
             "auto_fpr": mean([float(bool(runs[q.id][1])) for q in empty]),
@@ -67,8 +68,8 @@ def score_queries(queries: Sequence[Query], ranked: Callable[[Query], list[str]]
     return result
 
 
-def run(set_dir: Path) -> dict[str, Any]:
-    queries = read_queries(set_dir)
+def run(set_dir: Path, split: str = "all") -> dict[str, Any]:
+    queries = read_queries(set_dir, split)
     with tempfile.TemporaryDirectory(prefix="mallory-relevance-") as tmp, \
             running_server(Path(tmp) / "eval.sqlite") as server:
         summary, now_ms = load_set(set_dir, Path(tmp), server.url, server.token, server.db)
@@ -78,13 +79,11 @@ def run(set_dir: Path) -> dict[str, Any]:
         db = server.db
 
         def ours_ranked(q: Query) -> list[str]:
-            query = build_query(q.query, Mode.EXPLICIT)
-            filters = Filters(limit=SEARCH_DEPTH, per_group=EXPLICIT_PER_CONVERSATION)
-            hits = asyncio.run(search_corpus(db, query, filters, now_ms))
-            return [doc_id(h.kind, h.id) for h in hits]
+            result = asyncio.run(search(db, q.query, now_ms, limit=SEARCH_DEPTH, policy=EXPLICIT))
+            return [doc_id(h.kind, h.id) for h in result.hits]
 
         def ours_injected(q: Query) -> list[str]:
-            return [doc_id(h.kind, h.id) for h in asyncio.run(gated_hits(db, q.query, now_ms))]
+            return [doc_id(h.kind, h.id) for h in asyncio.run(gated(db, q.query, now_ms)).hits]
 
         docs = documents(db.connection)
         result = {"system": score_queries(queries, ours_ranked, ours_injected), "baselines": {}}
@@ -154,11 +153,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", required=True, type=Path, help="evaluation set folder")
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
     parser.add_argument("--plot", type=Path, help="write a PNG chart here")
+    parser.add_argument("--split", choices=("all", "tune", "heldout"), default="all",
+                        help="only the tuning or the held-out queries of a set")
     args = parser.parse_args(argv)
     if not (args.set / "queries.jsonl").is_file():
         print(f"error: {args.set} has no queries.jsonl (DESIGN.md §6)", file=sys.stderr)
         return 2
-    result = run(args.set)
+    result = run(args.set, args.split)
     print_table(result)
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

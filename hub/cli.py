@@ -24,8 +24,7 @@ from hub.client import HubError, WorkerClient
 from hub.state import default_state_dir, load_state
 from hub.sync import Summary, Syncer
 from hub.walk import walk_vault
-
-DEFAULT_INTERVAL_S = 15 * 60
+from shared.protocol import DEFAULT_SYNC_INTERVAL_S
 
 
 def _progress(done: int, total: int) -> None:
@@ -71,7 +70,7 @@ def _stat_snapshot(vault: Path, exclude: tuple[str, ...]) -> dict[str, tuple[int
 
 
 def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
-              state_dir: Path | None, interval_s: int = DEFAULT_INTERVAL_S,
+              state_dir: Path | None, interval_s: int = DEFAULT_SYNC_INTERVAL_S,
               poll_s: float = 0, exclude: tuple[str, ...] = (), quiet: bool = False,
               max_runs: int | None = None) -> None:
     """Sync now and every interval; with poll_s > 0 also soon after a file changes. The
@@ -135,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     p_sync.add_argument("--full", action="store_true",
                         help="reconcile with the Worker's manifest, deletes included")
     p_sync.add_argument("--dry-run", action="store_true", help="print what would be sent")
-    p_watch.add_argument("--interval", type=int, default=DEFAULT_INTERVAL_S,
+    p_watch.add_argument("--interval", type=int, default=DEFAULT_SYNC_INTERVAL_S,
                          help="seconds between syncs (default 900)")
     p_watch.add_argument("--poll", type=float, default=0,
                          help="also check for file changes every N seconds and sync soon "

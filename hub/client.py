@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from shared.protocol import MANIFEST_PAGE
+
 RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 MAX_ATTEMPTS = 6
 BACKOFF_BASE_S = 0.5
@@ -120,7 +122,7 @@ class WorkerClient:
         after = ""
         while True:
             page = self._check(self._request("GET", "/vault/manifest",
-                                             params={"after": after, "limit": 1000}))
+                                             params={"after": after, "limit": MANIFEST_PAGE}))
             notes.update({n["path"]: (n["content_hash"], int(n["mtime"]))
                           for n in page["notes"]})
             if not page.get("next_after"):

@@ -43,7 +43,9 @@ class MiniflareD1:
     def __init__(self, process: subprocess.Popen, url: str) -> None:
         self._process = process
         self.url = url.rstrip("/")
-        self._client = httpx.AsyncClient(base_url=self.url, timeout=30)
+        # A blocking client on loopback: the bridge answers in milliseconds, and unlike an
+        # AsyncClient it can be closed from any thread or loop when the session ends.
+        self._client = httpx.Client(base_url=self.url, timeout=30)
 
     @classmethod
     def start(cls) -> MiniflareD1:
@@ -63,10 +65,10 @@ class MiniflareD1:
         return cls(process, line.split()[1])
 
     async def aclose(self) -> None:
-        await self._client.aclose()
         self.stop()
 
     def stop(self) -> None:
+        self._client.close()
         if self._process.poll() is None:
             if self._process.stdin:
                 self._process.stdin.close()
@@ -74,10 +76,14 @@ class MiniflareD1:
                 self._process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self._process.kill()
+                self._process.wait(timeout=10)
+        for pipe in (self._process.stdin, self._process.stdout, self._process.stderr):
+            if pipe:
+                pipe.close()
 
     async def _post(self, path: str, payload: dict) -> object:
         try:
-            response = await self._client.post(path, json=payload)
+            response = self._client.post(path, json=payload)
         except httpx.HTTPError as exc:
             raise DatabaseUnavailable(f"Miniflare bridge unreachable: {exc}") from exc
         data = response.json()

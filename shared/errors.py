@@ -9,14 +9,24 @@
      ├── Conflict                    (409) the request clashes with stored state
      ├── PayloadTooLarge             (413) body over the size limit
      ├── InvalidPayload              (422) body parsed but items are invalid (with details)
-     └── UpstreamError               (502) the model provider failed or timed out
+     ├── UpstreamError               (502) the model provider failed or timed out
+     └── ConfigError                 (500) a setting is missing or malformed (names the key)
 
-The Worker renders any of them as `{"error": {"code", "message", "details"?}}`.
+The Worker renders any of them as `{"error": {"code", "message", "details"?}}`, built by
+`error_body`, the one helper for that shape.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+
+def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
+    """The JSON error shape of every error response."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        error["details"] = details
+    return {"error": error}
 
 
 class MalloryError(Exception):
@@ -29,10 +39,7 @@ class MalloryError(Exception):
         self.details = details
 
     def to_json(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.details is not None:
-            error["details"] = self.details
-        return {"error": error}
+        return error_body(self.code, self.message, self.details)
 
 
 class BadRequest(MalloryError):
@@ -77,3 +84,8 @@ class InvalidPayload(MalloryError):
 class UpstreamError(MalloryError):
     status = 502
     code = "model_unavailable"
+
+
+class ConfigError(MalloryError):
+    status = 500
+    code = "bad_configuration"

@@ -9,8 +9,8 @@ stems, so the word is compared both as typed and stemmed ("compres" ~ "compress"
 
 A correction is a guess, and real words missing from the corpus look like typos
 ("passport" → "password"). Explicit search shows corrected results (the owner sees them);
-automatic recall only trusts a hit that also matched a word as typed (worker.search marks
-the others `fuzzy`).
+automatic recall only trusts a hit that also matched a word as typed (the lexical
+retriever marks the others `fuzzy`; worker/recall/typo.py runs the step).
 """
 
 from __future__ import annotations

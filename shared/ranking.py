@@ -15,29 +15,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
+from shared.candidate import Candidate
 from shared.query import Term
+from shared.units import MS_PER_DAY
 
 # FTS5's bm25() constants (sqlite/ext/fts5/fts5_aux.c); not configurable in FTS5.
 BM25_K1 = 1.2
 BM25_B = 0.75
 FTS5_MIN_IDF = 1e-6
 
-# Column weights for bm25(vault_notes_fts, title, name, aliases, tags, folder, properties,
-# body). A title or file-name hit says "this note is about that"; tags, folder and other
-# frontmatter properties say it less precisely; the body carries the evidence. On the dev
-# set (bench.relevance) flat weights and 3×-steeper ones moved nDCG@10 by < 0.002, so
-# these follow the reasoning above rather than a fit.
-NOTE_COLUMN_WEIGHTS = (8.0, 6.0, 6.0, 3.0, 2.0, 2.0, 1.0)
-MESSAGE_COLUMN_WEIGHTS = (1.0,)
-
 # Recency: score × (1 + RECENCY_WEIGHT · 2^(-age / HALF_LIFE)). A brand-new item gets at
 # most +15%; after one half-life (90 days) +7.5%. Small on purpose: recency breaks ties
 # and near-ties, but a strong old note must still beat a weak new one.
 RECENCY_WEIGHT = 0.15
 RECENCY_HALF_LIFE_DAYS = 90.0
-MS_PER_DAY = 86_400_000
 
 
 def idf(n_docs: int, df: int) -> float:
@@ -72,29 +64,13 @@ def recency_boost(timestamp_ms: int, now_ms: int) -> float:
     return 1.0 + RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
 
 
-@dataclass(frozen=True)
-class Scored:
-    """A candidate from either corpus with its comparable score."""
-
-    kind: str  # "note" | "message"
-    id: str  # note path or message id
-    group: str  # dedup key: one hit per note, one per conversation
-    relevance: float
-    boost: float
-    timestamp_ms: int
-    row: Mapping[str, object] = field(default_factory=dict, compare=False)
-
-    @property
-    def score(self) -> float:
-        return self.relevance * self.boost
-
-
-def merge(candidates: Iterable[Scored], limit: int, per_group: int | None = 1) -> list[Scored]:
+def merge(candidates: Iterable[Candidate], limit: int, per_group: int | None = 1
+          ) -> list[Candidate]:
     """One ranked list: score desc; ties → newer first, then notes before messages, then id.
     At most `per_group` hits per note or conversation (None: no cap)."""
     ordered = sorted(candidates,
                      key=lambda c: (-round(c.score, 12), -c.timestamp_ms, c.kind != "note", c.id))
-    result: list[Scored] = []
+    result: list[Candidate] = []
     groups: dict[tuple[str, str], int] = {}
     for cand in ordered:
         key = (cand.kind, cand.group)

@@ -1,4 +1,4 @@
-"""Pydantic models at the boundaries: the sync payload, chat requests, hits and sources."""
+"""Pydantic models of what the Worker accepts: the sync payload and chat requests."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from shared.limits import (
     MAX_TAGS,
     MAX_TITLE_CHARS,
 )
+from shared.units import MAX_SAFE_INTEGER
 
-MAX_SAFE_INT = 2**53 - 1
-Millis = Annotated[int, Field(ge=0, le=MAX_SAFE_INT)]
+Millis = Annotated[int, Field(ge=0, le=MAX_SAFE_INTEGER)]
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _BATCH_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
 
@@ -209,33 +209,3 @@ class ChatRequest(Strict):
 
 def _raw(context: Any) -> str:
     return context if isinstance(context, str) else json.dumps(context)
-
-
-class Hit(BaseModel):
-    kind: Literal["note", "message"]
-    id: str
-    label: str
-    snippet: str
-    highlights: list[tuple[int, int]] = Field(default_factory=list)
-    href: str
-    timestamp: str
-    score: float
-    relevance: float
-    reasons: list[str] = Field(default_factory=list)
-    # True when the hit matched only through a spelling correction (shared.fuzzy).
-    fuzzy: bool = False
-    # For an owner's message recalled at chat time: the start of Mallory's reply to it,
-    # which usually holds what the owner wants back.
-    reply: str | None = None
-    conversation_id: str | None = None
-    role: str | None = None
-    path: str | None = None
-
-
-class Source(BaseModel):
-    n: int
-    kind: Literal["note", "message"]
-    id: str
-    label: str
-    snippet: str
-    href: str

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from shared.schemas import Source
+from shared.wire import Source
 
 # encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) unescaped.
 _URI_COMPONENT_SAFE = "-_.!~*'()"

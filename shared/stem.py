@@ -17,8 +17,26 @@ MIN_STEM_CHARS = 3
 MAX_STEM_CHARS = 64
 
 
+_VOWELS = frozenset("aeiou")
+
+
+def _measure(word: str) -> int:
+    """Porter's m: the number of vowel-consonant sequences in the word ('y' after a
+    consonant counts as a vowel)."""
+    pattern = []
+    for i, c in enumerate(word):
+        vowel = c in _VOWELS or (c == "y" and i > 0 and pattern[-1] == "c")
+        pattern.append("v" if vowel else "c")
+    return "".join(pattern).count("vc")
+
+
 @lru_cache(maxsize=65_536)
 def stem(token: str) -> str:
     if not (MIN_STEM_CHARS <= len(token) <= MAX_STEM_CHARS) or not token.isascii():
         return token
-    return _STEMMER.stemWord(token)
+    stemmed = _STEMMER.stemWord(token)
+    # FTS5 also applies the step-2 rule (m>0) LOGI → LOG from Porter's later revision,
+    # which Snowball's "porter" leaves out: "psychology" is "psycholog" in the index.
+    if stemmed.endswith("logi") and _measure(stemmed[:-4]) > 0:
+        return stemmed[:-1]
+    return stemmed

@@ -14,12 +14,13 @@ from local.migrate import migrate
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
 from shared.schemas import NoteUpsert
+from shared.units import MS_PER_DAY
 from worker.app import create_app
 from worker.config import Runtime, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "test-sync-token"
-DAY_MS = 86_400_000
+DAY_MS = MS_PER_DAY
 NOW_MS = 1_780_000_000_000  # 2026-05-28, fixed so recency is reproducible
 
 

@@ -8,22 +8,24 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Mount
+from starlette.routing import BaseRoute, Mount
 
 from shared.errors import MalloryError
-from worker import api, vault_api
 from worker.db import DatabaseError
-from worker.http import error_response
+from worker.http import error_json, error_response
+from worker.routes import chat, conversations, search, status, vault
 
 STATIC_DIR = Path(__file__).with_name("static")
+ROUTES: list[BaseRoute] = [
+    *search.routes, *chat.routes, *conversations.routes, *status.routes, *vault.routes,
+]
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
 async def _http_exception(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    return JSONResponse({"error": {"code": code, "message": f"{exc.detail}: "
-                                   f"{request.method} {request.url.path}"}},
-                        status_code=exc.status_code)
+    return error_json(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"),
+                      f"{exc.detail}: {request.method} {request.url.path}")
 
 
 async def _error(request: Request, exc: Exception) -> JSONResponse:
@@ -33,7 +35,7 @@ async def _error(request: Request, exc: Exception) -> JSONResponse:
 def create_app(serve_static: bool = False) -> Starlette:
     """The app. In production Workers static assets serve the web client, so the app only
     serves it when run locally (`serve_static=True`)."""
-    routes = [*api.routes, *vault_api.routes]
+    routes = list(ROUTES)
     if serve_static:
         from starlette.staticfiles import StaticFiles
 

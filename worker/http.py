@@ -1,19 +1,23 @@
-"""HTTP helpers shared by the routes: the JSON error shape, query parameters, bodies."""
+"""HTTP helpers shared by the routes: the Runtime of a request, the error response,
+query parameters and bodies."""
 
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from shared.errors import BadRequest, MalloryError, PayloadTooLarge
+from shared.errors import BadRequest, MalloryError, PayloadTooLarge, error_body
 from shared.limits import check_declared_size
-from worker.config import Runtime, Settings
+from worker.config import Runtime
 from worker.db import DatabaseError
 
 log = logging.getLogger("mallory.http")
+# ASCII digits only: int() also accepts other scripts' digits and surrounding spaces.
+_WHOLE = re.compile(r"^-?[0-9]{1,16}$")
 
 
 def runtime(request: Request) -> Runtime:
@@ -24,36 +28,39 @@ def runtime(request: Request) -> Runtime:
     if env is None:
         raise MalloryError("no env in the ASGI scope: run the app through worker.entry or "
                            "`mallory serve`")
-    from worker.db.binding import D1Database
+    return Runtime.from_env(env)
 
-    return Runtime(db=D1Database(getattr(env, "DB", None)), settings=Settings.from_mapping(env),
-                   ai=getattr(env, "AI", None))
+
+def error_json(status: int, code: str, message: str, details: Any = None) -> JSONResponse:
+    return JSONResponse(error_body(code, message, details), status_code=status)
 
 
 def error_response(exc: Exception) -> JSONResponse:
     if isinstance(exc, MalloryError):
-        return JSONResponse(exc.to_json(), status_code=exc.status)
+        if exc.status >= 500:
+            log.error("%s: %s", exc.code, exc.message)
+        return error_json(exc.status, exc.code, exc.message, exc.details)
     if isinstance(exc, DatabaseError):
         log.error("database error: %s", exc)
-        return JSONResponse({"error": {"code": "database_error",
-                                       "message": "the database failed; try again shortly"}},
-                            status_code=503)
+        return error_json(503, "database_error", "the database failed; try again shortly")
     log.exception("unexpected error", exc_info=exc)
-    return JSONResponse({"error": {"code": "internal_error",
-                                   "message": "unexpected server error"}}, status_code=500)
+    return error_json(500, "internal_error", "unexpected server error")
+
+
+def whole_number(name: str, raw: str, low: int, high: int) -> int:
+    if not _WHOLE.match(raw):
+        raise BadRequest(f"{name} must be a whole number, got {raw[:40]!r}")
+    value = int(raw)
+    if not low <= value <= high:
+        raise BadRequest(f"{name} must be between {low} and {high}, got {value}")
+    return value
 
 
 def int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest(f"{name} must be a whole number, got {raw!r}") from None
-    if not low <= value <= high:
-        raise BadRequest(f"{name} must be between {low} and {high}, got {value}")
-    return value
+    return whole_number(name, raw, low, high)
 
 
 async def read_body(request: Request, limit: int) -> bytes:

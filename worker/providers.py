@@ -16,7 +16,7 @@ import httpx
 
 from shared.errors import MalloryError, QueryTooLong, UpstreamError
 from shared.query import Mode, build_query
-from shared.schemas import Source
+from shared.wire import Source
 from worker.config import Runtime
 from worker.persona import NO_RECALL, PERSONA
 

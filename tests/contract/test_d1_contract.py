@@ -11,11 +11,14 @@ import pytest
 
 from local.migrate import migrate
 from local.sqlite_db import SqliteDatabase
+from shared.matching import highlighter
 from shared.query import Mode, build_query
 from shared.schemas import SyncBatch
+from shared.snippets import make_snippet
 from tests.conftest import NOW_MS, note
 from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
-from worker.search import Filters, search_corpus
+from worker.recall import lexical
+from worker.recall.filters import Filters
 from worker.store import chats, notes
 
 pytestmark = pytest.mark.miniflare
@@ -140,9 +143,11 @@ async def test_match_bm25_weights_and_snippet_agree(port: Database) -> None:
     conv = await chats.create_conversation(port, "wal?", NOW_MS, "c1")
     await chats.append_message(port, conv, "assistant", "WAL mode lets readers and writers "
                                "work at the same time in SQLite", NOW_MS, message_id="m1")
-    hits = await search_corpus(port, build_query("sqlite wal mode", Mode.EXPLICIT),
-                               Filters(limit=10), NOW_MS)
-    summary = [(h.kind, h.id, round(h.relevance, 4), h.snippet, h.highlights) for h in hits]
+    query = build_query("sqlite wal mode", Mode.EXPLICIT)
+    found = await lexical.retrieve(port, query, Filters(limit=10), NOW_MS)
+    hits = sorted(found.candidates, key=lambda c: -c.score)
+    marks = highlighter(query.terms)
+    summary = [(h.kind, h.id, round(h.relevance, 4), make_snippet(h.text, marks)) for h in hits]
     ids = [s[1] for s in summary]
     assert ids[0] == "sqlite/wal.md" and "misc/modes.md" in ids and "misc/other.md" not in ids
     assert summary[0][2] > summary[1][2] > 0

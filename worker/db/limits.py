@@ -7,14 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from shared.units import MAX_SAFE_INTEGER
 from worker.db.errors import DatabaseError, LimitExceeded
-from worker.db.port import (
-    MAX_BOUND_PARAMETERS,
-    MAX_SAFE_INTEGER,
-    MAX_STATEMENT_BYTES,
-    MAX_VALUE_BYTES,
-    Value,
-)
+from worker.db.port import MAX_BOUND_PARAMETERS, MAX_STATEMENT_BYTES, MAX_VALUE_BYTES, Value
 
 _TRANSACTION_CONTROL = re.compile(
     r"^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b", re.IGNORECASE

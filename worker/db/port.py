@@ -17,7 +17,6 @@ Value = str | int | float | bytes | None
 MAX_BOUND_PARAMETERS = 100
 MAX_STATEMENT_BYTES = 100_000
 MAX_VALUE_BYTES = 2_000_000
-MAX_SAFE_INTEGER = 2**53 - 1
 
 
 @dataclass(frozen=True)

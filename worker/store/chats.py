@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared.errors import NotFound
-from shared.schemas import Source
 from shared.sources import shorten
+from shared.units import MAX_SAFE_INTEGER
+from shared.wire import Source
 from worker.db import Database
 
 TITLE_CHARS = 80
@@ -53,6 +54,14 @@ SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_a
        (SELECT count(*) FROM messages AS n
          WHERE n.conversation_id = m.conversation_id AND n.seq > m.seq) AS newer
 FROM messages AS m WHERE m.id = ?
+"""
+
+# The assistant message that directly follows each given owner's message.
+REPLIES_SQL = """
+SELECT q.id AS question_id, a.content AS reply
+FROM messages AS q
+JOIN messages AS a ON a.conversation_id = q.conversation_id AND a.seq = q.seq + 1
+WHERE q.id IN (SELECT value FROM json_each(?)) AND a.role = 'assistant'
 """
 
 
@@ -123,7 +132,7 @@ async def list_conversations(db: Database, limit: int, before: tuple[int, str] |
 async def page_messages(db: Database, conversation_id: str, before_seq: int | None,
                         limit: int) -> list[Message]:
     await get_conversation(db, conversation_id)
-    before = before_seq if before_seq is not None else 2**53 - 1
+    before = before_seq if before_seq is not None else MAX_SAFE_INTEGER
     rows = (await db.prepare(PAGE_MESSAGES_SQL).bind(conversation_id, before, limit).all()).results
     return [Message.from_row(r) for r in rows]
 
@@ -134,3 +143,9 @@ async def get_message(db: Database, message_id: str) -> tuple[Message, int]:
     if row is None:
         raise NotFound(f"no message with id {message_id!r}; it may have been deleted")
     return Message.from_row(row), int(row["newer"])
+
+
+async def replies_to(db: Database, message_ids: list[str]) -> dict[str, str]:
+    """Mallory's reply to each of the given owner messages, where there is one."""
+    rows = (await db.prepare(REPLIES_SQL).bind(json.dumps(message_ids)).all()).results
+    return {str(r["question_id"]): str(r["reply"]) for r in rows}

@@ -1,0 +1,113 @@
+"""Vault parsing, validation and walking."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from hub.notes import Rejection, parse_note, read_note
+from hub.walk import walk_vault
+from shared.limits import MAX_NOTE_BODY_BYTES
+from shared.schemas import NoteUpsert
+from tests.conftest import ROOT
+
+MTIME = 1_700_000_000_000
+
+
+def parse(text: str | bytes, path: str = "Folder/Note.md") -> NoteUpsert | Rejection:
+    raw = text.encode() if isinstance(text, str) else text
+    return parse_note(path, raw, MTIME)
+
+
+def test_frontmatter_fields_and_body_tags() -> None:
+    result = parse("---\ntitle: Trip plan\ntags: [travel, 'japan/kyoto']\naliases:\n  - Kyoto"
+                   "\n  - 京都\ntype: project\nstatus: active\n---\nPack light. #packing and "
+                   "#travel but not `#code` nor http://x.y/#anchor\n```\n#include <x>\n```\n")
+    assert isinstance(result, NoteUpsert)
+    assert result.title == "Trip plan"
+    assert result.tags == ["travel", "japan/kyoto", "packing"]
+    assert result.aliases == ["Kyoto", "京都"]
+    assert (result.type, result.status) == ("project", "active")
+    assert result.body.startswith("Pack light.")
+    assert len(result.content_hash) == 64
+
+
+def test_other_properties_become_searchable_text() -> None:
+    result = parse("---\nauthor: Donella Meadows\nrating: 5\nproject: [[Kitchen]]\n"
+                   "related: [a, b]\ncssclasses: [wide]\npublish: true\nnested: {x: 1}\n---\nbody")
+    assert result.properties == "author: Donella Meadows\nrating: 5\nproject: Kitchen\n" \
+        "related: a, b"
+
+
+def test_title_falls_back_to_h1_then_file_name() -> None:
+    assert parse("# Real heading\n\ntext").title == "Real heading"
+    assert parse("just text").title == "Note"
+    assert parse("text\n# Not first\n").title == "Note"
+
+
+def test_string_tags_and_single_alias() -> None:
+    result = parse("---\ntags: work, planning #q3 is a YAML comment\naliases: The Big One\n"
+                   "---\nbody #inline")
+    assert result.tags == ["work", "planning", "inline"]
+    assert result.aliases == ["The Big One"]
+
+
+@pytest.mark.parametrize(("path", "frontmatter", "expected"), [
+    ("Daily/2026-03-14.md", "", datetime(2026, 3, 14, 12, tzinfo=UTC)),
+    ("Note.md", "updated: 2025-01-02\ndate: 2024-01-01\n", datetime(2025, 1, 2, 12, tzinfo=UTC)),
+    ("Note.md", "date: 2024-05-06T07:08:09Z\n", datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)),
+    ("Note.md", "date: not a date\n", datetime.fromtimestamp(MTIME / 1000, UTC)),
+    ("Note.md", "", datetime.fromtimestamp(MTIME / 1000, UTC)),
+])
+def test_note_date_for_recency(path: str, frontmatter: str, expected: datetime) -> None:
+    text = f"---\n{frontmatter}---\nbody" if frontmatter else "body"
+    result = parse(text, path)
+    assert result.note_date == int(expected.timestamp() * 1000)
+
+
+@pytest.mark.parametrize(("raw", "reason"), [
+    ("---\ntitle: [unclosed\n---\nbody", "broken YAML frontmatter"),
+    ("---\ntitle: x\nbody without end", "never closed"),
+    ("---\n- a list\n---\nbody", "must be a YAML mapping"),
+    (b"caf\xe9 latin-1 text", "not UTF-8"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "binary file"),
+    ("x" * (MAX_NOTE_BODY_BYTES + 70_000), "the limit is"),
+    ("---\ntitle: " + "t" * 600 + "\n---\nbody", "title"),
+])
+def test_bad_pages_are_rejected_with_a_reason(raw: str | bytes, reason: str) -> None:
+    result = parse(raw)
+    assert isinstance(result, Rejection)
+    assert reason in result.reason and result.path == "Folder/Note.md"
+
+
+def test_bom_and_crlf_are_fine() -> None:
+    result = parse("\ufeff---\r\ntitle: Windows note\r\n---\r\nbody\r\n".encode())
+    assert isinstance(result, NoteUpsert) and result.title == "Windows note"
+
+
+def test_walk_skips_hidden_and_excluded(tmp_path: Path) -> None:
+    for rel in ["a.md", "Sub/b.md", ".obsidian/workspace.md", ".trash/old.md", ".git/x.md",
+                "Templates/t.md", "Sub/.hidden.md", "image.png", "Sub/c.MD"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    paths = [f.path for f in walk_vault(tmp_path, exclude=["Templates/*"])]
+    assert paths == ["a.md", "Sub/b.md", "Sub/c.MD"]
+
+
+def test_read_note_uses_file_mtime(tmp_path: Path) -> None:
+    (tmp_path / "n.md").write_text("hello")
+    os.utime(tmp_path / "n.md", (1_600_000_000, 1_600_000_000))
+    assert read_note(tmp_path, "n.md").mtime == 1_600_000_000_000
+    assert isinstance(read_note(tmp_path, "missing.md"), Rejection)
+
+
+def test_demo_vault_parses_cleanly() -> None:
+    root = ROOT / "examples" / "vault"
+    files = list(walk_vault(root))
+    assert len(files) >= 20
+    parsed = [read_note(root, f.path) for f in files]
+    assert [p for p in parsed if isinstance(p, Rejection)] == []
+    assert any(p.path.startswith("Daily/") and p.tags == ["daily"] for p in parsed)

@@ -1,0 +1,40 @@
+"""Links, snippets and the citation guard."""
+
+from __future__ import annotations
+
+from shared.sources import guard_citations, message_href, note_href
+from shared.wire import Source
+
+
+def test_obsidian_href_encodes_like_encode_uri_component() -> None:
+    assert note_href("My Vault", "Projects/Q3 plan (draft).md") == \
+        "obsidian://open?vault=My%20Vault&file=Projects%2FQ3%20plan%20(draft)"
+    assert note_href("v", "a&b=c?#ü.md") == "obsidian://open?vault=v&file=a%26b%3Dc%3F%23%C3%BC"
+    assert note_href("v", "it's ~*!.md") == "obsidian://open?vault=v&file=it's%20~*!"
+
+
+def test_message_href() -> None:
+    assert message_href("abc-123") == "/?msg=abc-123"
+    assert message_href("a/b c") == "/?msg=a%2Fb%20c"
+
+
+def _sources(*numbers: int) -> list[Source]:
+    return [Source(n=n, kind="note", id=f"{n}.md", label=f"Note {n}", snippet="s",
+                   href=f"obsidian://open?vault=v&file={n}") for n in numbers]
+
+
+def test_fabricated_citations_are_removed() -> None:
+    answer, cited = guard_citations("WAL helps [1]. Also see [7] and [2, 9].", _sources(1, 2))
+    assert answer == "WAL helps [1]. Also see and [2]."
+    assert [s.n for s in cited] == [1, 2]
+
+
+def test_no_citations_means_no_sources() -> None:
+    answer, cited = guard_citations("Nothing cited here.", _sources(1))
+    assert (answer, cited) == ("Nothing cited here.", [])
+
+
+def test_code_indexes_and_wiki_links_are_not_citations() -> None:
+    answer, cited = guard_citations("x = arr[3] and [[Note]] and [[2]] [1]", _sources(1))
+    assert answer == "x = arr[3] and [[Note]] and [[2]] [1]"
+    assert [s.n for s in cited] == [1]

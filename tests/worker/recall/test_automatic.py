@@ -1,0 +1,78 @@
+"""Automatic recall orchestration on real SQLite: exclusions, replies, failure codes."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+from local.sqlite_db import SqliteDatabase
+from shared.schemas import SyncBatch
+from tests.conftest import DAY_MS, NOW_MS, note
+from worker.recall.automatic import automatic_recall, gated
+from worker.store import chats, notes
+
+
+async def add_notes(db: SqliteDatabase, *upserts) -> None:
+    await notes.apply_batch(db, SyncBatch(batch_id="b", vault="Life", upserts=list(upserts)),
+                            NOW_MS)
+
+
+async def test_the_message_being_answered_and_recent_turns_are_not_recalled(
+        db: SqliteDatabase) -> None:
+    await chats.create_conversation(db, "tiles", NOW_MS - 90 * DAY_MS, "old")
+    await chats.append_message(db, "old", "user", "the bathroom tiles are terracotta",
+                               NOW_MS - 90 * DAY_MS, message_id="old-fact")
+    await chats.create_conversation(db, "now", NOW_MS, "now")
+    await chats.append_message(db, "now", "user", "terracotta tiles need sealing",
+                               NOW_MS - 10, message_id="recent")
+    asked = await chats.append_message(db, "now", "user", "what colour are the bathroom tiles?",
+                                       NOW_MS, message_id="asked")
+    recall = await automatic_recall(db, asked.content, NOW_MS, message_id="asked",
+                                    conversation_id="now")
+    assert [i.candidate.id for i in recall.injected] == ["old-fact"]
+    assert recall.error is None
+
+
+async def test_owner_questions_come_with_mallorys_reply(db: SqliteDatabase) -> None:
+    await chats.create_conversation(db, "eyes", NOW_MS - 40 * DAY_MS, "c")
+    await chats.append_message(db, "c", "user", "how do I rest my eyes from screens?",
+                               NOW_MS - 40 * DAY_MS, message_id="q")
+    await chats.append_message(db, "c", "assistant", "Use the 20-20-20 rule.",
+                               NOW_MS - 40 * DAY_MS + 5, message_id="a")
+    recall = await automatic_recall(db, "how should I rest my eyes from screens", NOW_MS,
+                                    message_id="new", conversation_id="other")
+    question = next(i.candidate for i in recall.injected if i.candidate.id == "q")
+    assert question.reply == "Use the 20-20-20 rule."
+    assert "20-20-20" in recall.block
+
+
+async def test_a_database_failure_is_no_recall_with_a_code(db: SqliteDatabase) -> None:
+    await add_notes(db, note("a.md", "sourdough bread"))
+    await db.prepare("DROP TABLE messages_vocab").run()
+    recall = await automatic_recall(db, "sourdough bread", NOW_MS, message_id="m",
+                                    conversation_id="c")
+    assert (recall.block, recall.injected, recall.error) == ("", [], "recall_failed")
+
+
+async def test_text_over_the_query_limit_is_no_recall(db: SqliteDatabase) -> None:
+    recall = await automatic_recall(db, "word " * 1_000, NOW_MS, message_id="m",
+                                    conversation_id="c")
+    assert recall.error == "query_too_long" and recall.block == ""
+
+
+async def test_many_identifiers_in_one_message_still_recall(db: SqliteDatabase) -> None:
+    ids = [str(uuid.UUID(hashlib.md5(bytes([i])).hexdigest())) for i in range(21)]
+    await add_notes(db, note("Ops/Deploy.md", "Deploys rolled back: " + ", ".join(ids),
+                             title="Deploy log"), note("Ops/Other.md", "Nothing to see."))
+    recall = await automatic_recall(db, "did these deploy? " + " ".join(ids), NOW_MS,
+                                    message_id="m", conversation_id="c")
+    assert recall.error is None
+    assert [i.candidate.id for i in recall.injected] == ["Ops/Deploy.md"]
+
+
+async def test_gated_hits_carry_the_terms_they_matched(db: SqliteDatabase) -> None:
+    await add_notes(db, note("Recipes/Soup.md", "Lentil soup with cumin and lemon.",
+                             title="Lentil soup"))
+    found = await gated(db, "how much cumin goes in the lentil soup?", NOW_MS)
+    assert [h.id for h in found.hits] == ["Recipes/Soup.md"]
+    assert found.hits[0].terms == {'"cumin"', '"lentil"', '"soup"'}

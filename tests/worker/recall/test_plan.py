@@ -1,0 +1,84 @@
+"""The search planner: the exact SQL and parameters it plans, with no database."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+
+from shared.query import Mode, build_query
+from worker.db.port import MAX_BOUND_PARAMETERS
+from worker.recall.filters import Filters
+from worker.recall.plan import CORPUS_STATS_SQL, plan, vocab_sql
+
+NOTES_SQL = """
+WITH ranked AS (
+    SELECT rowid AS rid, bm25(vault_notes_fts, 8.000, 6.000, 6.000, 3.000, 2.000, 2.000, 1.000) AS bm25
+    FROM vault_notes_fts WHERE vault_notes_fts MATCH ?1
+    ORDER BY bm25 LIMIT ?2
+)
+SELECT n.path, n.vault, n.title, n.name, n.aliases, n.tags, n.properties, n.note_date,
+       ranked.bm25, substr(n.body, 1, 8000) AS text
+FROM ranked JOIN vault_notes AS n ON n.rid = ranked.rid
+ORDER BY ranked.bm25
+"""  # noqa: E501
+
+MESSAGES_SQL = """
+WITH ranked AS (
+    SELECT rowid AS rid, bm25(messages_fts, 1.000) AS bm25
+    FROM messages_fts WHERE messages_fts MATCH ?1
+    ORDER BY bm25 LIMIT ?2
+)
+SELECT m.id, m.conversation_id, m.role, m.created_at, c.title AS conversation_title,
+       ranked.bm25, substr(m.content, 1, 8000) AS text
+FROM ranked
+JOIN messages AS m ON m.rid = ranked.rid
+JOIN conversations AS c ON c.id = m.conversation_id
+WHERE m.id NOT IN (SELECT value FROM json_each(?3))
+  AND NOT (m.conversation_id = ?4 AND m.seq > (
+        SELECT coalesce(max(seq), 0) FROM messages WHERE conversation_id = ?4) - ?5)
+ORDER BY ranked.bm25
+"""
+
+
+def test_plan_pins_the_sql_and_parameters_of_both_corpora() -> None:
+    query = build_query("sourdough starter pg:pull", Mode.AUTOMATIC)
+    filters = Filters(limit=5, exclude_message_ids=("m1",), conversation_id="c1",
+                      exclude_recent_turns=10)
+    planned = {p.key: (p.sql, p.params) for p in plan(query, filters)}
+    match = '"sourdough" OR "starter" OR "pg pull"'
+    stems = ("pg", "pull", "sourdough", "starter")
+    assert planned == {
+        ("stats", "", 0): (CORPUS_STATS_SQL, ()),
+        ("hits", "notes", 0): (NOTES_SQL, (match, 5)),
+        ("df", "notes", 0): (vocab_sql("vault_notes_vocab", 4), stems),
+        # 5 hits × 3 per conversation, plus room for the excluded message and 10 turns
+        ("hits", "messages", 0): (MESSAGES_SQL, (match, 26, '["m1"]', "c1", 10)),
+        ("df", "messages", 0): (vocab_sql("messages_vocab", 4), stems),
+    }
+
+
+def test_vocabulary_lookup_is_one_equality_per_term() -> None:
+    assert vocab_sql("messages_vocab", 2) == (
+        "SELECT term, doc FROM messages_vocab WHERE term = ? UNION ALL "
+        "SELECT term, doc FROM messages_vocab WHERE term = ?")
+
+
+def test_source_filter_plans_one_corpus() -> None:
+    query = build_query("sourdough", Mode.EXPLICIT)
+    keys = [p.key for p in plan(query, Filters(source="notes"))]
+    assert keys == [("stats", "", 0), ("hits", "notes", 0), ("df", "notes", 0)]
+
+
+def test_many_stems_are_chunked_within_d1s_parameter_limit() -> None:
+    uuids = " ".join(str(uuid.UUID(hashlib.md5(bytes([i])).hexdigest()))
+                     for i in range(21))  # 105 distinct tokens
+    query = build_query(uuids, Mode.EXPLICIT)
+    statements = plan(query, Filters())
+    lookups = [p for p in statements if p.key[0] == "df" and p.key[1] == "notes"]
+    assert len(lookups) == 2
+    assert all(len(p.params) <= MAX_BOUND_PARAMETERS for p in statements)
+    assert sum(len(p.params) for p in lookups) == len({s for t in query.terms for s in t.stems})
+    for p in statements:  # every planned statement binds exactly what its SQL asks for
+        numbered = set(re.findall(r"\?(\d+)", p.sql))
+        assert len(p.params) == (len(numbered) if numbered else p.sql.count("?"))

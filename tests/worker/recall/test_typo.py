@@ -1,0 +1,38 @@
+"""The typo step's pure parts: which words are suspects, and which neighbour a rare word
+gets."""
+
+from __future__ import annotations
+
+from shared.query import Mode, build_query
+from worker.recall.typo import RARE_MAX_DOCS, frequent_neighbour, suspects
+
+
+def test_unknown_words_of_a_short_query_are_suspects() -> None:
+    query = build_query("sourdoguh starter", Mode.EXPLICIT)
+    found = suspects(query, {"starter": 4})
+    assert [t.tokens for t in found.unknown] == [("sourdoguh",)]
+    assert found.rare == ()
+
+
+def test_a_lone_unknown_word_in_a_long_message_is_left_alone() -> None:
+    text = "we ticked the rows of the spreadsheet budget report before the quarterly review"
+    query = build_query(text, Mode.AUTOMATIC)
+    known = {t.stems[0]: 5 for t in query.terms if t.tokens != ("ticked",)}
+    assert suspects(query, known).words == []
+
+
+def test_rare_known_words_are_suspects_too() -> None:
+    query = build_query("sourdoguh", Mode.EXPLICIT)
+    found = suspects(query, {"sourdoguh": 1})
+    assert found.rare and found.rare[0][1] == 1
+    assert suspects(query, {"sourdoguh": RARE_MAX_DOCS + 1}).words == []
+
+
+def test_a_rare_word_takes_a_far_more_frequent_neighbour() -> None:
+    vocabulary = [("sourdough", 12), ("sourdoguh", 1), ("source", 40)]
+    assert frequent_neighbour("sourdoguh", 1, vocabulary) == "sourdough"
+
+
+def test_no_neighbour_when_none_is_far_more_frequent() -> None:
+    assert frequent_neighbour("sourdoguh", 1, [("sourdough", 2)]) is None
+    assert frequent_neighbour("lisbon", 1, [("listen", 50)]) is None  # two edits at 6 letters

@@ -1,0 +1,100 @@
+"""GET /api/search through the ASGI app on real SQLite: parameters, hostile text, the
+public hit shape, spelling corrections and very long queries."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+import httpx
+import pytest
+
+from local.sqlite_db import SqliteDatabase
+from shared.wire import SearchHit
+from tests.conftest import NOW_MS, note, sync
+from tests.shared.test_query import HOSTILE
+from worker.store import chats
+
+
+@pytest.mark.parametrize(("params", "fragment"), [
+    ({"q": "x", "limit": "0"}, "limit"),
+    ({"q": "x", "limit": "abc"}, "limit"),
+    ({"q": "x", "source": "email"}, "source"),
+    ({}, "missing q"),
+    ({"q": "word " * 500}, "2000"),
+])
+async def test_search_rejects_bad_parameters(client: httpx.AsyncClient, params: dict,
+                                             fragment: str) -> None:
+    response = await client.get("/api/search", params=params)
+    assert response.status_code == 400
+    assert fragment in response.json()["error"]["message"]
+
+
+async def test_stopword_only_or_empty_query_is_an_empty_list(client: httpx.AsyncClient) -> None:
+    await sync(client, note("a.md", "the and of"))
+    for q in ("", "   ", "the of and", "what was that thing"):
+        response = await client.get("/api/search", params={"q": q})
+        assert response.status_code == 200
+        assert response.json()["hits"] == []
+
+
+@pytest.mark.parametrize("q", HOSTILE)
+async def test_hostile_search_text_never_500s(client: httpx.AsyncClient, q: str) -> None:
+    response = await client.get("/api/search", params={"q": q})
+    assert response.status_code in (200, 400)
+
+
+async def test_source_filter_and_hit_shape(client: httpx.AsyncClient, db: SqliteDatabase
+                                           ) -> None:
+    await sync(client, note("Travel/Kyoto.md", "Temples of Kyoto in autumn", title="Kyoto trip"))
+    await chats.create_conversation(db, "kyoto", NOW_MS, "c1")
+    await chats.append_message(db, "c1", "user", "Book the Kyoto ryokan", NOW_MS, message_id="m1")
+    both = (await client.get("/api/search", params={"q": "kyoto"})).json()["hits"]
+    assert {h["kind"] for h in both} == {"note", "message"}
+    notes_only = (await client.get("/api/search",
+                                   params={"q": "kyoto", "source": "notes"})).json()["hits"]
+    assert [h["kind"] for h in notes_only] == ["note"]
+    message = (await client.get("/api/search",
+                                params={"q": "kyoto", "source": "messages"})).json()["hits"][0]
+    assert message["href"] == "/?msg=m1" and message["conversation_id"] == "c1"
+    assert message["snippet"][slice(*message["highlights"][0])].lower() == "kyoto"
+    assert any("title matches" in r for r in notes_only[0]["reasons"])
+
+
+async def test_hits_carry_only_documented_fields(client: httpx.AsyncClient,
+                                                 db: SqliteDatabase) -> None:
+    await sync(client, note("Travel/Kyoto.md", "Temples of Kyoto", title="Kyoto trip"))
+    await chats.create_conversation(db, "kyoto", NOW_MS, "c1")
+    await chats.append_message(db, "c1", "user", "Book the Kyoto ryokan", NOW_MS, message_id="m1")
+    body = (await client.get("/api/search", params={"q": "kyoto"})).json()
+    assert set(body) == {"query", "terms", "corrections", "hits"}
+    assert body["hits"]
+    for hit in body["hits"]:
+        assert set(hit) == set(SearchHit.model_fields)
+    note_hit = next(h for h in body["hits"] if h["kind"] == "note")
+    assert note_hit["vault"] == "Life" and note_hit["conversation_id"] is None
+
+
+async def test_a_stored_misspelling_is_still_corrected(client: httpx.AsyncClient,
+                                                      db: SqliteDatabase) -> None:
+    await sync(client, *[note(f"Bread/{i}.md", f"Sourdough loaf number {i}: feed the "
+                              "sourdough starter.") for i in range(4)])
+    await chats.create_conversation(db, "bread", NOW_MS, "c1")
+    await chats.append_message(db, "c1", "user", "my sourdoguh starter smells odd", NOW_MS,
+                               message_id="typo")
+    body = (await client.get("/api/search", params={"q": "sourdoguh"})).json()
+    assert body["corrections"] == {"sourdoguh": "sourdough"}
+    ids = [h["id"] for h in body["hits"]]
+    assert ids[0] == "typo"  # the word as typed still finds the message that has it
+    assert {"Bread/0.md", "Bread/1.md"} <= set(ids)
+    corrected = next(h for h in body["hits"] if h["kind"] == "note")
+    assert "matched a spelling correction" in corrected["reasons"]
+
+
+async def test_a_query_with_more_terms_than_d1_binds_is_answered(
+        client: httpx.AsyncClient) -> None:
+    ids = [str(uuid.UUID(hashlib.md5(bytes([i])).hexdigest())) for i in range(21)]
+    await sync(client, note("Ops/Ids.md", f"Incident ids: {ids[3]} and more."))
+    response = await client.get("/api/search", params={"q": " ".join(ids)})
+    assert response.status_code == 200, response.text
+    assert [h["id"] for h in response.json()["hits"]] == ["Ops/Ids.md"]

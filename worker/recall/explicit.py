@@ -1,0 +1,33 @@
+"""Explicit search (GET /api/search and the benchmark): the owner typed a query."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from shared.candidate import Candidate
+from shared.matching import with_terms
+from shared.query import Mode, SearchQuery, Term, build_query
+from shared.recall_policy import EXPLICIT, RecallPolicy, select
+from worker.db import Database
+from worker.recall import lexical
+from worker.recall.filters import Filters, SourceFilter
+
+
+@dataclass(frozen=True)
+class ExplicitResult:
+    query: SearchQuery  # as typed
+    hits: list[Candidate] = field(default_factory=list)
+    searched_terms: tuple[Term, ...] = ()  # as searched: with spelling corrections
+    corrections: Mapping[str, str] = field(default_factory=dict)
+
+
+async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter = "all",
+                 limit: int = EXPLICIT.max_hits, policy: RecallPolicy = EXPLICIT
+                 ) -> ExplicitResult:
+    query = build_query(text, Mode.EXPLICIT)
+    found = await lexical.retrieve(db, query, Filters(source=source, limit=limit), now_ms)
+    hits = select(found.candidates, policy, limit)
+    hits = with_terms(hits, found.query.terms)
+    return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
+                          corrections=found.corrections)

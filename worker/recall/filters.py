@@ -1,0 +1,25 @@
+"""What a search is restricted to: which corpora, how many rows, which messages to skip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+SourceFilter = Literal["all", "notes", "messages"]
+SOURCES: tuple[SourceFilter, ...] = ("all", "notes", "messages")
+
+
+@dataclass(frozen=True)
+class Filters:
+    source: SourceFilter = "all"
+    limit: int = 10  # hits wanted per corpus (before grouping and the gate)
+    exclude_message_ids: tuple[str, ...] = ()
+    conversation_id: str | None = None
+    exclude_recent_turns: int = 0
+    # At chat time the owner's message is stored before recall runs, so the index already
+    # holds it: it would count in every query term's document frequency (and in a small
+    # corpus make every term look common, or hide a typo). True removes it from the stats.
+    query_text_is_indexed: bool = False
+
+    def wants(self, corpus_name: str) -> bool:
+        return self.source in ("all", corpus_name)

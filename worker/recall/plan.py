@@ -1,0 +1,61 @@
+"""The search planner (pure): a sanitised query and filters → the statements of one D1
+batch. No database is needed to plan, and tests pin the SQL text it produces.
+
+Per searched corpus: the ranked FTS rows, and the document frequency of every query stem
+from the corpus's fts5vocab table (for the relevance ceiling, shared.ranking). Once: the
+corpus sizes. A query can hold more distinct stems than D1 binds parameters (100): the
+vocabulary lookups are chunked, so any query within the length limit plans to valid SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.query import SearchQuery
+from worker.db.port import MAX_BOUND_PARAMETERS, Value
+from worker.recall.corpora import CORPORA, Corpus
+from worker.recall.filters import Filters
+
+# (step, corpus name, chunk number)
+StatementKey = tuple[str, str, int]
+STATS_KEY: StatementKey = ("stats", "", 0)
+CORPUS_STATS_SQL = "SELECT corpus, docs FROM corpus_stats"
+VOCAB_LOOKUP_SQL = "SELECT term, doc FROM {table} WHERE term = ?"
+
+
+@dataclass(frozen=True)
+class Planned:
+    key: StatementKey
+    sql: str
+    params: tuple[Value, ...]
+
+
+def hits_key(corpus: Corpus) -> StatementKey:
+    return ("hits", corpus.name, 0)
+
+
+def vocab_sql(table: str, n_terms: int) -> str:
+    """Document counts of n terms: one equality lookup each (fts5vocab answers `term = ?`
+    from its index, but scans for IN)."""
+    return " UNION ALL ".join([VOCAB_LOOKUP_SQL.format(table=table)] * n_terms)
+
+
+def chunks(stems: Sequence[str], size: int = MAX_BOUND_PARAMETERS) -> list[tuple[str, ...]]:
+    return [tuple(stems[i:i + size]) for i in range(0, len(stems), size)]
+
+
+def plan(query: SearchQuery, filters: Filters,
+         corpora: Sequence[Corpus] = CORPORA) -> list[Planned]:
+    stems = sorted({s for t in query.terms for s in t.stems})
+    statements = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
+    for corpus in corpora:
+        if not filters.wants(corpus.name):
+            continue
+        rows = max(filters.limit, 1) * corpus.fetch_per_hit
+        statements.append(Planned(hits_key(corpus), corpus.search_sql,
+                                  corpus.params(query.match, rows, filters)))
+        for i, chunk in enumerate(chunks(stems)):
+            statements.append(Planned(("df", corpus.name, i),
+                                      vocab_sql(corpus.vocab_table, len(chunk)), chunk))
+    return statements

@@ -1,0 +1,115 @@
+"""The typo step: query words that look misspelt, their corrections from the index's own
+vocabulary (one extra D1 round trip, paid only by such queries), and the corrected query.
+
+Two kinds of suspect, as a spelling suggester treats them:
+- a word no document holds is replaced by its closest vocabulary term (shared.fuzzy);
+- a rare word (in at most RARE_MAX_DOCS documents) that sits one or two edits from a far
+  more frequent term is kept AND searched with that term. Without this, one stored
+  misspelling ("sourdoguh" typed once in a chat) made the word "exist" for good and it
+  was never corrected again; keeping the rare word still finds the message that has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from shared.fuzzy import (
+    MAX_CANDIDATES,
+    MAX_CORRECTIONS,
+    SHORT_QUERY_TERMS,
+    best_correction,
+    correctable,
+    corrected_term,
+    max_distance,
+    osa_distance,
+    prefix_range,
+    worth_correcting,
+)
+from shared.query import SearchQuery, Term
+from shared.stem import stem
+from worker.db import Database
+from worker.recall.corpora import BY_NAME
+from worker.recall.plan import Planned
+from worker.recall.run import run
+
+VOCAB_RANGE_SQL = "SELECT term, doc FROM {table} WHERE term >= ? AND term < ? LIMIT ?"
+# A word in at most this many documents may be a stored misspelling ...
+RARE_MAX_DOCS = 2
+# ... when a term this many times as frequent, and in at least RARE_NEIGHBOUR_MIN_DOCS
+# documents, is within the typo distance of it.
+RARE_NEIGHBOUR_RATIO = 3
+RARE_NEIGHBOUR_MIN_DOCS = 2
+
+
+@dataclass(frozen=True)
+class Suspects:
+    unknown: tuple[Term, ...] = ()
+    rare: tuple[tuple[Term, int], ...] = ()  # (term, documents holding it)
+
+    @property
+    def words(self) -> list[str]:
+        return [t.tokens[0] for t in self.unknown] + [t.tokens[0] for t, _ in self.rare]
+
+
+def suspects(query: SearchQuery, known: Mapping[str, int]) -> Suspects:
+    """Which words to look up; none when the query is better left as typed."""
+    unknown = [t for t in query.terms if correctable(t) and known.get(t.stems[0], 0) == 0]
+    unknown = unknown[:MAX_CORRECTIONS] if worth_correcting(len(query.terms), len(unknown)) \
+        else []
+    rare: list[tuple[Term, int]] = []
+    if len(query.terms) <= SHORT_QUERY_TERMS:
+        rare = [(t, known[t.stems[0]]) for t in query.terms if correctable(t)
+                and 0 < known.get(t.stems[0], 0) <= RARE_MAX_DOCS]
+    return Suspects(tuple(unknown), tuple(rare[:MAX_CORRECTIONS - len(unknown)]))
+
+
+def lookup_plan(words: Sequence[str], corpora: Sequence[str]) -> list[Planned]:
+    return [Planned(("vocab", corpus, i),
+                    VOCAB_RANGE_SQL.format(table=BY_NAME[corpus].vocab_table),
+                    (*prefix_range(word), MAX_CANDIDATES))
+            for i, word in enumerate(words) for corpus in corpora]
+
+
+def frequent_neighbour(word: str, docs: int, vocabulary: Iterable[tuple[str, int]]
+                       ) -> str | None:
+    """The most frequent term within typo distance that is far more common than `word`."""
+    limit, stemmed = max_distance(word), stem(word)
+    least = max(RARE_NEIGHBOUR_MIN_DOCS, RARE_NEIGHBOUR_RATIO * docs)
+    best: tuple[int, int, str] | None = None
+    for term, n in vocabulary:
+        if term in (word, stemmed) or n < least:
+            continue
+        distance = min(osa_distance(word, term, limit), osa_distance(stemmed, term, limit))
+        key = (distance, -n, term)
+        if distance <= limit and (best is None or key < best):
+            best = key
+    return best[2] if best else None
+
+
+async def correct(db: Database, query: SearchQuery, found: Suspects,
+                  corpora: Sequence[str]) -> tuple[SearchQuery, dict[str, str]]:
+    """The query with corrections applied, and what was corrected (typed word → term)."""
+    words = found.words
+    rows = await run(db, lookup_plan(words, corpora))
+    vocab: list[dict[str, int]] = []
+    for i in range(len(words)):
+        docs: dict[str, int] = {}
+        for corpus in corpora:
+            for r in rows[("vocab", corpus, i)]:
+                docs[str(r["term"])] = docs.get(str(r["term"]), 0) + int(r["doc"])
+        vocab.append(docs)
+    fixes: dict[str, str] = {}
+    terms = list(query.terms)
+    for i, term in enumerate(found.unknown):
+        best = best_correction(term.tokens[0], vocab[i].items())
+        if best:
+            fixes[term.tokens[0]] = best
+            terms[terms.index(term)] = corrected_term(best)
+    for j, (term, docs) in enumerate(found.rare, start=len(found.unknown)):
+        best = frequent_neighbour(term.tokens[0], docs, vocab[j].items())
+        extra = corrected_term(best) if best else None
+        if extra and extra not in terms:
+            fixes[term.tokens[0]] = best  # type: ignore[assignment]
+            terms.append(extra)
+    return SearchQuery(text=query.text, terms=tuple(terms)), fixes

@@ -1,0 +1,1 @@
+"""The Worker's routes, one module per resource; each exports `routes`."""

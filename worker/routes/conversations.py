@@ -1,0 +1,68 @@
+"""History: GET /api/conversations, /api/conversations/{id}/messages, /api/messages/{id}."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from shared.errors import BadRequest
+from shared.units import MAX_SAFE_INTEGER
+from worker.http import int_param, json_ok, runtime, whole_number
+from worker.store import chats
+from worker.views import conversation_json, message_json
+
+CONVERSATIONS_PAGE = 30
+CONVERSATIONS_MAX_PAGE = 100
+MESSAGES_PAGE = 50
+MESSAGES_MAX_PAGE = 200
+
+
+def conversation_cursor(raw: str | None) -> tuple[int, str] | None:
+    """`next_before` of the conversation list: "<updated_at ms>.<conversation id>"."""
+    if not raw:
+        return None
+    updated, _, conversation_id = raw.partition(".")
+    if not conversation_id:
+        raise BadRequest("before must be a cursor returned as next_before")
+    try:
+        return whole_number("before", updated, 0, MAX_SAFE_INTEGER), conversation_id
+    except BadRequest:
+        raise BadRequest("before must be a cursor returned as next_before") from None
+
+
+async def list_conversations(request: Request) -> JSONResponse:
+    rt = runtime(request)
+    limit = int_param(request, "limit", CONVERSATIONS_PAGE, 1, CONVERSATIONS_MAX_PAGE)
+    before = conversation_cursor(request.query_params.get("before"))
+    rows = await chats.list_conversations(rt.db, limit, before)
+    next_before = f"{rows[-1]['updated_at']}.{rows[-1]['id']}" if len(rows) == limit else None
+    return json_ok({"conversations": [conversation_json(r) for r in rows],
+                    "next_before": next_before})
+
+
+async def conversation_messages(request: Request) -> JSONResponse:
+    rt = runtime(request)
+    limit = int_param(request, "limit", MESSAGES_PAGE, 1, MESSAGES_MAX_PAGE)
+    raw = request.query_params.get("before")
+    before = int_param(request, "before", 0, 1, MAX_SAFE_INTEGER) if raw else None
+    messages = await chats.page_messages(rt.db, request.path_params["conversation_id"],
+                                         before, limit)
+    next_before = messages[-1].seq if len(messages) == limit and messages[-1].seq > 1 else None
+    return json_ok({"messages": [message_json(m) for m in messages],
+                    "next_before": next_before})
+
+
+async def get_message(request: Request) -> JSONResponse:
+    rt = runtime(request)
+    message, newer = await chats.get_message(rt.db, request.path_params["message_id"])
+    return json_ok({"message": message_json(message), "conversation_id": message.conversation_id,
+                    "newer_count": newer})
+
+
+routes = [
+    Route("/api/conversations", list_conversations, methods=["GET"]),
+    Route("/api/conversations/{conversation_id}/messages", conversation_messages,
+          methods=["GET"]),
+    Route("/api/messages/{message_id}", get_message, methods=["GET"]),
+]

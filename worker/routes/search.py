@@ -1,0 +1,31 @@
+"""GET /api/search: explicit recall."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from shared.errors import BadRequest
+from shared.recall_policy import EXPLICIT, EXPLICIT_MAX_LIMIT
+from worker.http import int_param, json_ok, runtime
+from worker.recall.explicit import search as explicit_search
+from worker.recall.filters import SOURCES
+from worker.views import search_json
+
+
+async def search(request: Request) -> JSONResponse:
+    rt = runtime(request)
+    q = request.query_params.get("q")
+    if q is None:
+        raise BadRequest("missing q: pass the search text as ?q=")
+    source = request.query_params.get("source", "all")
+    if source not in SOURCES:
+        raise BadRequest(f"source must be one of {', '.join(SOURCES)}, got {source[:40]!r}")
+    limit = int_param(request, "limit", EXPLICIT.max_hits, 1, EXPLICIT_MAX_LIMIT)
+    now = rt.now_ms()
+    result = await explicit_search(rt.db, q, now, source=source, limit=limit)  # type: ignore[arg-type]
+    return json_ok(search_json(result, now))
+
+
+routes = [Route("/api/search", search, methods=["GET"])]
