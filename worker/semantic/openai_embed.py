@@ -12,7 +12,7 @@ what to check instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from typing import Any
 
 import httpx
@@ -58,9 +58,11 @@ class OpenAIEmbedder:
         prepared = for_kind(checked_texts(texts, WHO), kind, self._query_instruction)
         if not prepared:
             return []
-        headers = {"authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        # As client auth the key wins over `user:pass@` in the URL, which httpx would
+        # otherwise send as Basic auth in its place; with no key, the URL's own one applies.
+        auth = _Bearer(self._api_key) if self._api_key else None
         vectors: list[list[float]] = []
-        async with httpx.AsyncClient(timeout=self._timeout_s, headers=headers) as client:
+        async with httpx.AsyncClient(timeout=self._timeout_s, auth=auth) as client:
             for batch in batches(prepared, self.max_batch):
                 answer = await self._post(client, {"model": self.model, "input": batch})
                 ordered = _embeddings_by_index(answer, len(batch))
@@ -83,6 +85,15 @@ class OpenAIEmbedder:
             return response.json()
         except ValueError as exc:
             raise EmbedderError(f"the {WHO} sent an answer that is not JSON") from exc
+
+
+class _Bearer(httpx.Auth):
+    def __init__(self, key: str) -> None:
+        self._key = key
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["authorization"] = f"Bearer {self._key}"
+        yield request
 
 
 def _embeddings_by_index(answer: Any, count: int) -> list[Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,14 @@ def _prefix(value: Any) -> Any:
     if isinstance(value, str):
         return value.encode()[:INDEXED_PREFIX_BYTES].decode(errors="ignore")
     return value
+
+
+FILTER_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": lambda have, want: have == _prefix(want),
+    "$ne": lambda have, want: have != _prefix(want),
+    "$in": lambda have, want: have in [_prefix(w) for w in want],
+    "$nin": lambda have, want: have not in [_prefix(w) for w in want],
+}
 
 
 def _cosine(a: list[float], b: list[float]) -> float:
@@ -76,7 +84,7 @@ class FakeVectorize:
             raise JsException(f"VECTOR_UPSERT_ERROR: at most {MAX_BATCH} vectors per batch")
         return self._mutation("upsert", [self._stored(v) for v in vectors])
 
-    async def deleteByIds(self, ids: Any) -> Any:  # noqa: N802 - the binding's name
+    async def deleteByIds(self, ids: Any) -> Any:
         self._called("deleteByIds", ids)
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise JsException("VECTOR_DELETE_ERROR: ids must be a list of strings")
@@ -148,12 +156,9 @@ class FakeVectorize:
             have = stored.indexed[key]
             ops = cond if isinstance(cond, dict) else {"$eq": cond}
             for op, want in ops.items():
-                ok = {"$eq": lambda: have == _prefix(want), "$ne": lambda: have != _prefix(want),
-                      "$in": lambda: have in [_prefix(w) for w in want],
-                      "$nin": lambda: have not in [_prefix(w) for w in want]}.get(op)
-                if ok is None:
+                if op not in FILTER_OPS:
                     raise JsException(f"VECTOR_QUERY_ERROR: unsupported operator {op}")
-                if not ok():
+                if not FILTER_OPS[op](have, want):
                     return False
         return True
 

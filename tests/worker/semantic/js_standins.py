@@ -19,7 +19,7 @@ class JsNull:
         return "null"
 
 
-class JsException(Exception):  # noqa: N818 - named like pyodide.ffi.JsException
+class JsException(Exception):
     """What a rejected binding promise raises in Python."""
 
 

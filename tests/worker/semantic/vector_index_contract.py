@@ -157,7 +157,7 @@ async def check_filter_applies_before_top_k(h: Harness) -> None:
 async def check_bad_record_stores_nothing(h: Harness) -> None:
     good = rec("good", axis(0))
     for bad in (VectorRecord(id=vector_id("short"), values=[1.0, 0.0]),
-                VectorRecord(id=vector_id("nan"), values=[math.nan] + axis(0)[1:])):
+                VectorRecord(id=vector_id("nan"), values=[math.nan, *axis(0)[1:]])):
         with pytest.raises(VectorIndexError):
             await h.index.upsert([good, bad])
     await h.settle()
@@ -166,7 +166,7 @@ async def check_bad_record_stores_nothing(h: Harness) -> None:
 
 async def check_bad_query_vector_is_refused(h: Harness) -> None:
     await store(h, rec("a", axis(0)))
-    for vector in ([1.0, 0.0], [math.inf] + axis(0)[1:]):
+    for vector in ([1.0, 0.0], [math.inf, *axis(0)[1:]]):
         with pytest.raises(VectorIndexError):
             await h.index.query(vector, 3)
 
