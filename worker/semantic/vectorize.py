@@ -18,8 +18,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from worker.db.binding import to_py
 from worker.semantic.embed_io import batches
+from worker.semantic.js_results import error_detail, to_py
 from worker.semantic.ports import VectorFilter, VectorIndexError, VectorMatch, VectorRecord
 from worker.semantic.vectorize_limits import (
     MAX_DELETE_BATCH,
@@ -66,7 +66,7 @@ class VectorizeIndex:
         try:
             raw = await self._binding.query(values, options)
         except Exception as exc:  # pyodide.ffi.JsException carries Vectorize's message
-            raise VectorIndexError(f"Vectorize query failed: {str(exc)[:300]}") from exc
+            raise VectorIndexError(f"Vectorize query failed: {error_detail(exc)}") from exc
         return _matches(to_py(raw), options["topK"])
 
     async def _mutate(self, method: str, items: list[Any], size: int) -> None:
@@ -76,7 +76,7 @@ class VectorizeIndex:
                 await getattr(self._binding, method)(chunk)
             except Exception as exc:
                 accepted = f"; {done} of {len(items)} were accepted before" if done else ""
-                raise VectorIndexError(f"Vectorize {method} failed: {str(exc)[:300]}"
+                raise VectorIndexError(f"Vectorize {method} failed: {error_detail(exc)}"
                                        f"{accepted} (the operation is idempotent: retry it "
                                        "whole)") from exc
             done += len(chunk)

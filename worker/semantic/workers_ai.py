@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from worker.db.binding import to_py
 from worker.semantic.embed_io import batches, checked_texts, for_kind, unit_vectors
+from worker.semantic.js_results import error_detail, to_py
 from worker.semantic.ports import EmbedderError, EmbedKind
 
 # The BGE model card (FlagOpen/FlagEmbedding, "query instruction for retrieval") gives this
@@ -79,7 +79,7 @@ class WorkersAIEmbedder:
         try:
             raw = await self._binding.run(self._spec.name, {"text": batch, "pooling": POOLING})
         except Exception as exc:  # pyodide.ffi.JsException carries the AI error text
-            raise EmbedderError(f"{who} failed: {str(exc)[:300]}") from exc
+            raise EmbedderError(f"{who} failed: {error_detail(exc)}") from exc
         answer = to_py(raw)
         if not isinstance(answer, dict) or "data" not in answer:
             raise EmbedderError(f"{who} answered without embeddings (no `data` field)")

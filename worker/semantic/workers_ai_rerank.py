@@ -21,8 +21,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from worker.db.binding import to_py
 from worker.semantic.embed_io import batches
+from worker.semantic.js_results import error_detail, to_py
 from worker.semantic.ports import RerankerError
 
 RERANKER_MODEL = "@cf/baai/bge-reranker-base"
@@ -63,7 +63,7 @@ class WorkersAIReranker:
         try:
             raw = await self._binding.run(self.model, payload)
         except Exception as exc:  # pyodide.ffi.JsException carries the AI error text
-            raise RerankerError(f"Workers AI {self.model} failed: {str(exc)[:300]}") from exc
+            raise RerankerError(f"Workers AI {self.model} failed: {error_detail(exc)}") from exc
         return _scores_in_input_order(to_py(raw), len(passages), self.model)
 
 
