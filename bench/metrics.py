@@ -1,9 +1,36 @@
-"""Ranking metrics (pure): nDCG@k with gain 2^grade − 1, MRR, Recall@k."""
+"""Ranking metrics (pure): nDCG@k with gain 2^grade − 1, MRR, Recall@k, Hit@k.
+
+A hit may hold several judged documents (a conversation unit holds an owner message and
+Mallory's reply). `credited` maps each hit to the best-graded document it holds that no
+earlier hit was credited with (the dev set's README: "map a hit to the message ids it
+contains (max grade)"); Recall@k counts every document the top k hold.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+
+Hit = Sequence[str]  # the documents one hit holds, its primary id first
+
+
+def credited(hits: Sequence[Hit], judgments: Mapping[str, int]) -> list[str]:
+    used: set[str] = set()
+    result = []
+    for hit in hits:
+        fresh = [d for d in hit if d not in used] or list(hit[:1])
+        best = max(fresh, key=lambda d: judgments.get(d, 0))
+        used.update(hit)
+        result.append(best)
+    return result
+
+
+def covered_recall_at(hits: Sequence[Hit], judgments: Mapping[str, int], k: int = 20
+                      ) -> float:
+    relevant = {d for d, g in judgments.items() if g >= 1}
+    if not relevant:
+        return 0.0
+    return len(relevant & {d for hit in hits[:k] for d in hit}) / len(relevant)
 
 
 def dcg(grades: Sequence[int]) -> float:

@@ -23,7 +23,7 @@ from typing import Any
 
 from bench.baselines import Bm25s, NaiveFts5, documents
 from bench.evalset import Query, doc_id, load_set, read_queries
-from bench.metrics import hit_at, mean, ndcg_at, recall_at, reciprocal_rank
+from bench.metrics import covered_recall_at, credited, hit_at, mean, ndcg_at, reciprocal_rank
 from local.thread_server import running_server
 from shared.recall_policy import EXPLICIT
 from worker.recall.automatic import gated
@@ -34,14 +34,22 @@ KEYS = ("ndcg@10", "ndcg@5", "mrr", "recall@20", "hit@3", "auto_hit_rate", "auto
 SEARCH_DEPTH = 20
 
 
-def score_queries(queries: Sequence[Query], ranked: Callable[[Query], list[str]],
-                  injected: Callable[[Query], list[str]]) -> dict[str, Any]:
+def _as_hits(docs: Sequence[str | tuple[str, ...]]) -> list[tuple[str, ...]]:
+    return [d if isinstance(d, tuple) else (d,) for d in docs]
+
+
+def score_queries(queries: Sequence[Query], ranked: Callable[[Query], list[Any]],
+                  injected: Callable[[Query], list[Any]]) -> dict[str, Any]:
+    """`ranked` and `injected` give each query's hits, as doc ids or as tuples of the doc
+    ids a hit holds (bench.metrics.credited)."""
     """Metrics over all queries and per category; None where no query backs a figure."""
     buckets: dict[str, list[Query]] = defaultdict(list)
     for q in queries:
         buckets["all"].append(q)
         buckets[q.category].append(q)
-    runs = {q.id: (ranked(q), injected(q)) for q in queries}
+    hits = {q.id: (_as_hits(ranked(q)), _as_hits(injected(q))) for q in queries}
+    runs = {q.id: (credited(hits[q.id][0], q.judgments),
+                   [credited([h], q.judgments)[0] for h in hits[q.id][1]]) for q in queries}
 
     def figures(qs: list[Query]) -> dict[str, Any]:
         judged = [q for q in qs if q.judgments]
@@ -51,7 +59,7 @@ def score_queries(queries: Sequence[Query], ranked: Callable[[Query], list[str]]
             "ndcg@5": mean([ndcg_at(runs[q.id][0], q.judgments, 5) for q in judged]),
             "mrr": mean([reciprocal_rank(runs[q.id][0], q.judgments, SEARCH_DEPTH)
                          for q in judged]),
-            "recall@20": mean([recall_at(runs[q.id][0], q.judgments, SEARCH_DEPTH)
+            "recall@20": mean([covered_recall_at(hits[q.id][0], q.judgments, SEARCH_DEPTH)
                                for q in judged]),
             "hit@3": mean([hit_at(runs[q.id][0], q.judgments, 3) for q in judged]),
             "auto_hit_rate": mean([float(any(q.judgments.get(d, 0) >= 1
@@ -80,10 +88,11 @@ def run(set_dir: Path, split: str = "all") -> dict[str, Any]:
 
         def ours_ranked(q: Query) -> list[str]:
             result = asyncio.run(search(db, q.query, now_ms, limit=SEARCH_DEPTH, policy=EXPLICIT))
-            return [doc_id(h.kind, h.id) for h in result.hits]
+            return [tuple(doc_id(h.kind, d) for d in h.covers) for h in result.hits]
 
         def ours_injected(q: Query) -> list[str]:
-            return [doc_id(h.kind, h.id) for h in asyncio.run(gated(db, q.query, now_ms)).hits]
+            found = asyncio.run(gated(db, q.query, now_ms)).hits
+            return [tuple(doc_id(h.kind, d) for d in h.covers) for h in found]
 
         docs = documents(db.connection)
         result = {"system": score_queries(queries, ours_ranked, ours_injected), "baselines": {}}

@@ -35,6 +35,10 @@ class Candidate:
     conversation_id: str | None = None
     role: Role | None = None
     reply: str | None = None  # Mallory's reply to a recalled owner message
+    asked: str | None = None  # the owner's question a recalled reply of Mallory's answers
+    # Every stored item this unit holds (a conversation unit: its question and its reply),
+    # the primary `id` first.
+    covers: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:

@@ -3,9 +3,9 @@
 Hit text cannot break out or pass for structure:
 - angle brackets become ‹ › (no `</recall>` inside), guillemets become ‹‹ ›› and
   whitespace is collapsed, so every piece of hit text is one line inside «…»;
-- structure lines (headers, the lead of Mallory's reply) start with text that no quoted
-  line can start with. A note whose text begins "Mallory's reply:" shows up as
-  `excerpt: «Mallory's reply: …»`, never as a reply line of its own.
+- structure lines (headers, the leads of Mallory's reply and of the owner's question)
+  start with text that no quoted line can start with. A note whose text begins
+  "Mallory's reply:" shows up as `excerpt: «Mallory's reply: …»`, never as a reply line.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ PREAMBLE = (
 INDENT = "    "
 EXCERPT_LEAD = "excerpt: "
 REPLY_LEAD = "Mallory's reply to it: "
+ASKED_LEAD = "in answer to the owner: "
 QUOTE_OPEN, QUOTE_CLOSE = "«", "»"
 
 # The block's whole text stays within this many characters (about 750 tokens).
@@ -85,11 +86,12 @@ def build_recall_block(candidates: Sequence[Candidate]) -> tuple[str, list[Injec
         excerpt = shorten(neutralise(cand.snippet or cand.text), min(EXCERPT_CHARS, room))
         lines += [header, _quoted(EXCERPT_LEAD, excerpt)]
         used += len(header) + 1 + _line_cost(EXCERPT_LEAD, excerpt)
-        reply_room = BLOCK_CHAR_BUDGET - used - _line_cost(REPLY_LEAD, "")
-        if cand.reply and reply_room >= MIN_EXCERPT_CHARS:
-            reply = shorten(neutralise(cand.reply), min(EXCERPT_CHARS, reply_room))
-            lines.append(_quoted(REPLY_LEAD, reply))
-            used += _line_cost(REPLY_LEAD, reply)
+        for lead, text in ((ASKED_LEAD, cand.asked), (REPLY_LEAD, cand.reply)):
+            room = BLOCK_CHAR_BUDGET - used - _line_cost(lead, "")
+            if text and room >= MIN_EXCERPT_CHARS:
+                quoted = shorten(neutralise(text), min(EXCERPT_CHARS, room))
+                lines.append(_quoted(lead, quoted))
+                used += _line_cost(lead, quoted)
         injected.append(Injected(n=n, candidate=cand, excerpt=excerpt))
     if not injected:
         return "", []

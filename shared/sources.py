@@ -41,6 +41,14 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,.;:") + "…"
 
 
+def strip_citations(text: str) -> str:
+    """Text without its [n] markers: a past answer's citations pointed at that turn's
+    Recall block and must never pass for citations of a later one."""
+    cleaned = _CITATION.sub("", text)
+    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
+    return re.sub(r"[ \t]{2,}", " ", cleaned).strip()
+
+
 def guard_citations(answer: str, injected: Sequence[Source]) -> tuple[str, list[Source]]:
     """Drop citation markers that point at no injected hit; return the cited sources.
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from local.migrate import migrate
+from local.migrate import MIGRATIONS_DIR, migrate
 from local.sqlite_db import SqliteDatabase
 from shared.matching import highlighter
 from shared.query import Mode, build_query
@@ -77,7 +77,7 @@ async def apply(db: Database, batch_id: str, *upserts, deletes=()) -> None:
 
 async def test_migrations_apply_and_are_recorded(port: Database) -> None:
     rows = (await port.prepare("SELECT name FROM d1_migrations").all()).results
-    assert [r["name"] for r in rows] == ["0001_initial.sql"]
+    assert [r["name"] for r in rows] == sorted(p.name for p in MIGRATIONS_DIR.glob("*.sql"))
     assert await migrate(port) == []
 
 
@@ -96,18 +96,39 @@ async def test_triggers_keep_note_fts_in_sync_through_upserts_and_deletes(port: 
     assert stats == {"docs": 0}
 
 
-async def test_triggers_keep_message_fts_in_sync(port: Database) -> None:
-    conv = await chats.create_conversation(port, "hello", NOW_MS, "c1")
-    msg = await chats.append_message(port, conv, "user", "my cat is called Biscuit", NOW_MS)
-    match = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?"
-    assert len((await port.prepare(match).bind("biscuit").all()).results) == 1
-    await port.prepare("UPDATE messages SET content = ? WHERE id = ?").bind(
-        "my cat is called Pixel", msg.id).run()
-    assert (await port.prepare(match).bind("biscuit").all()).results == []
-    assert len((await port.prepare(match).bind("pixel").all()).results) == 1
-    await port.prepare("DELETE FROM messages WHERE id = ?").bind(msg.id).run()
-    assert (await port.prepare(match).bind("pixel").all()).results == []
-    assert await integrity_ok(port, "messages_fts")
+UNITS_SQL = """
+SELECT u.id, u.question_id, u.answer_id, u.part FROM conversation_units_fts AS f
+JOIN conversation_units AS u ON u.rid = f.rowid
+WHERE conversation_units_fts MATCH ? ORDER BY u.id
+"""
+
+
+async def units_matching(port: Database, match: str) -> list[tuple]:
+    rows = (await port.prepare(UNITS_SQL).bind(match).all()).results
+    return [(r["id"], r["question_id"], r["answer_id"], r["part"]) for r in rows]
+
+
+async def test_conversation_units_follow_the_messages(port: Database) -> None:
+    conv = await chats.create_conversation(port, "cats", NOW_MS, "c1")
+    await chats.append_message(port, conv, "user", "my cat is called Biscuit", NOW_MS,
+                               message_id="q")
+    assert await units_matching(port, "biscuit") == [("q:0", "q", None, 0)]
+    long_reply = "Biscuit is a lovely name [1]. " + "Cats like routine. " * 200
+    await chats.append_message(port, conv, "assistant", long_reply, NOW_MS + 1,
+                               message_id="a")
+    parts = await units_matching(port, "routine")
+    assert len(parts) > 1 and all(p[1:3] == ("q", "a") for p in parts)
+    assert ("q:0", "q", None, 0) not in await units_matching(port, "biscuit")
+    stored = (await port.prepare("SELECT answer FROM conversation_units WHERE id = 'a:0'")
+              .first())
+    assert "[1]" not in stored["answer"]  # old citation markers never reach the index
+    docs = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
+    assert docs["docs"] == len(parts)
+    await port.prepare("DELETE FROM conversations WHERE id = 'c1'").run()
+    assert await units_matching(port, "routine") == []
+    docs = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
+    assert docs["docs"] == 0
+    assert await integrity_ok(port, "conversation_units_fts")
 
 
 async def test_insert_or_replace_corrupts_external_content_fts(port: Database) -> None:
@@ -187,7 +208,8 @@ async def test_errors_come_back_typed(port: Database) -> None:
     with pytest.raises(QueryError, match="no such table"):
         await port.prepare("SELECT * FROM nowhere").all()
     with pytest.raises(QueryError):
-        await port.prepare("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?").bind(
+        await port.prepare("SELECT rowid FROM conversation_units_fts "
+                           "WHERE conversation_units_fts MATCH ?").bind(
             '"unterminated').all()
     await chats.create_conversation(port, "x", NOW_MS, "c1")
     with pytest.raises(ConstraintError):

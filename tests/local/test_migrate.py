@@ -36,10 +36,12 @@ def write(folder: Path, name: str, sql: str) -> Path:
 
 async def test_applies_once_and_records_in_wranglers_table(tmp_path: Path) -> None:
     db = SqliteDatabase(tmp_path / "m.sqlite")
-    assert await migrate(db) == ["0001_initial.sql"]
+    every = sorted(p.name for p in MIGRATIONS_DIR.glob("*.sql"))
+    assert every[0] == "0001_initial.sql"
+    assert await migrate(db) == every
     assert await migrate(db) == []
     rows = (await db.prepare("SELECT name FROM d1_migrations").all()).results
-    assert rows == [{"name": "0001_initial.sql"}]
+    assert rows == [{"name": name} for name in every]
     assert {"vault_notes", "messages", "conversations"} <= tables(tmp_path / "m.sqlite")
 
 
@@ -105,7 +107,8 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 def test_cli_migrate_twice(tmp_path: Path) -> None:
     first = run_cli("migrate", "--db", str(tmp_path / "x.sqlite"))
     assert first.returncode == 0, first.stderr
-    assert "applied 1 migration(s)" in first.stdout
+    every = sorted(p.name for p in MIGRATIONS_DIR.glob("*.sql"))
+    assert f"applied {len(every)} migration(s)" in first.stdout
     second = run_cli("migrate", "--db", str(tmp_path / "x.sqlite"))
     assert second.returncode == 0 and "up to date" in second.stdout
 

@@ -8,11 +8,13 @@ recall pipeline branches on the kind of unit.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from shared.candidate import Candidate, Kind
+from shared.matching import matched_terms
+from shared.query import Term
 from shared.sources import message_href, note_href, shorten
 from worker.db.port import Value
 from worker.recall.filters import Filters
@@ -41,7 +43,7 @@ class Corpus:
     search_sql: str
     # The search statement's parameters: (MATCH expression, rows wanted, filters).
     params: Callable[[str, int, Filters], tuple[Value, ...]]
-    to_candidate: Callable[[Row, float, float, int], Candidate]
+    to_candidate: Callable[[Row, Scoring], Candidate]
 
 
 # A title or file-name hit says "this note is about that"; tags, folder and other
@@ -52,7 +54,8 @@ NOTE_COLUMNS: Mapping[str, float] = {
     "title": 8.0, "name": 6.0, "aliases": 6.0, "tags": 3.0, "folder": 2.0,
     "properties": 2.0, "body": 1.0,
 }
-MESSAGE_COLUMNS: Mapping[str, float] = {"content": 1.0}
+# The owner's question and Mallory's answer weigh the same: either can hold what is asked.
+MESSAGE_COLUMNS: Mapping[str, float] = {"question": 1.0, "answer": 1.0}
 
 
 def _weights(columns: Mapping[str, float]) -> str:
@@ -78,45 +81,70 @@ ORDER BY ranked.bm25
 
 
 def messages_search_sql(columns: Mapping[str, float]) -> str:
-    """?1 MATCH, ?2 rows; excluded: the ids in ?3 (a JSON array) and, in conversation ?4,
-    the last ?5 turns (already in the model's context)."""
+    """Conversation units (migrations/0003). ?1 MATCH, ?2 rows; excluded: units holding a
+    message whose id is in ?3 (a JSON array) and, in conversation ?4, units among its last
+    ?5 turns (already in the model's context)."""
     return f"""
 WITH ranked AS (
-    SELECT rowid AS rid, bm25(messages_fts, {_weights(columns)}) AS bm25
-    FROM messages_fts WHERE messages_fts MATCH ?1
+    SELECT rowid AS rid, bm25(conversation_units_fts, {_weights(columns)}) AS bm25
+    FROM conversation_units_fts WHERE conversation_units_fts MATCH ?1
     ORDER BY bm25 LIMIT ?2
 )
-SELECT m.id, m.conversation_id, m.role, m.created_at, c.title AS conversation_title,
-       ranked.bm25, substr(m.content, 1, {TEXT_CHARS}) AS text
+SELECT u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
+       c.title AS conversation_title, ranked.bm25,
+       substr(u.question, 1, {TEXT_CHARS}) AS question,
+       substr(u.answer, 1, {TEXT_CHARS}) AS answer
 FROM ranked
-JOIN messages AS m ON m.rid = ranked.rid
-JOIN conversations AS c ON c.id = m.conversation_id
-WHERE m.id NOT IN (SELECT value FROM json_each(?3))
-  AND NOT (m.conversation_id = ?4 AND m.seq > (
+JOIN conversation_units AS u ON u.rid = ranked.rid
+JOIN conversations AS c ON c.id = u.conversation_id
+WHERE coalesce(u.question_id, '') NOT IN (SELECT value FROM json_each(?3))
+  AND coalesce(u.answer_id, '') NOT IN (SELECT value FROM json_each(?3))
+  AND NOT (u.conversation_id = ?4 AND u.seq > (
         SELECT coalesce(max(seq), 0) FROM messages WHERE conversation_id = ?4) - ?5)
 ORDER BY ranked.bm25
 """
 
 
-def _note(row: Row, relevance: float, boost: float, timestamp_ms: int) -> Candidate:
+@dataclass(frozen=True)
+class Scoring:
+    """What the retriever measured for a row."""
+
+    relevance: float
+    boost: float
+    timestamp_ms: int
+    group: str  # the row's value of its corpus's group column
+    terms: Sequence[Term]  # the query's terms, as searched
+
+
+def _note(row: Row, s: Scoring) -> Candidate:
     path, vault = str(row["path"]), str(row["vault"])
     return Candidate(
-        kind="note", id=path, group=path, relevance=relevance, boost=boost,
-        timestamp_ms=timestamp_ms, label=shorten(str(row["title"]), MAX_LABEL_CHARS),
-        href=note_href(vault, path), text=str(row["text"] or ""), vault=vault,
+        kind="note", id=path, group=s.group, relevance=s.relevance, boost=s.boost,
+        timestamp_ms=s.timestamp_ms, label=shorten(str(row["title"]), MAX_LABEL_CHARS),
+        href=note_href(vault, path), text=str(row["text"] or ""), vault=vault, covers=(path,),
         fields=(("title", str(row["title"])), ("file name", str(row["name"])),
                 ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
                 ("properties", str(row["properties"]))))
 
 
-def _message(row: Row, relevance: float, boost: float, timestamp_ms: int) -> Candidate:
-    role = "user" if row["role"] == "user" else "assistant"
+def _unit(row: Row, s: Scoring) -> Candidate:
+    """A conversation unit as the message the owner wants back: Mallory's reply whenever
+    it matches any query term ("how did you say I should clean X" wants the method, not
+    the old question), else the owner's question with the reply attached."""
+    question, answer = str(row["question"] or ""), str(row["answer"] or "")
+    on_answer = bool(row["answer_id"]) and (
+        not row["question_id"] or bool(matched_terms(s.terms, [answer])))
+    focus = str(row["answer_id"] if on_answer else row["question_id"])
+    other = row["question_id"] if on_answer else row["answer_id"]
     return Candidate(
-        kind="message", id=str(row["id"]), group=str(row["conversation_id"]),
-        relevance=relevance, boost=boost, timestamp_ms=timestamp_ms,
+        kind="message", id=focus, group=s.group, relevance=s.relevance,
+        boost=s.boost, timestamp_ms=s.timestamp_ms,
         label=shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS),
-        href=message_href(str(row["id"])), text=str(row["text"] or ""),
-        conversation_id=str(row["conversation_id"]), role=role)
+        href=message_href(focus), text=answer if on_answer else question,
+        conversation_id=str(row["conversation_id"]), role="assistant" if on_answer else "user",
+        reply=None if on_answer else (answer or None),
+        asked=(question or None) if on_answer else None,
+        covers=(focus, str(other)) if other else (focus,))
 
 
 def _note_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
@@ -137,12 +165,12 @@ NOTES = Corpus(
     to_candidate=_note)
 
 MESSAGES = Corpus(
-    name="messages", kind="message", fts_table="messages_fts",
-    vocab_table="messages_vocab", columns=MESSAGE_COLUMNS, group_column="conversation_id",
-    timestamp_column="created_at",
-    # A conversation often has several matching messages: fetch more, keep the best.
+    name="messages", kind="message", fts_table="conversation_units_fts",
+    vocab_table="conversation_units_vocab", columns=MESSAGE_COLUMNS,
+    group_column="conversation_id", timestamp_column="created_at",
+    # A conversation often has several matching units: fetch more, keep the best.
     fetch_per_hit=3, search_sql=messages_search_sql(MESSAGE_COLUMNS), params=_message_params,
-    to_candidate=_message)
+    to_candidate=_unit)
 
 CORPORA: tuple[Corpus, ...] = (NOTES, MESSAGES)
 BY_NAME: Mapping[str, Corpus] = {c.name: c for c in CORPORA}

@@ -11,7 +11,7 @@ from shared.query import SearchQuery
 from shared.ranking import recency_boost, relevance
 from worker.db import Database
 from worker.recall import typo
-from worker.recall.corpora import CORPORA, Corpus
+from worker.recall.corpora import CORPORA, Corpus, Scoring
 from worker.recall.filters import Filters
 from worker.recall.plan import hits_key, plan
 from worker.recall.run import Rows, run
@@ -44,8 +44,9 @@ def score(query: SearchQuery, rows: Rows, stats: Stats, corpora: Sequence[Corpus
         ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
         for row in rows[key]:
             ts = int(row[corpus.timestamp_column])
-            scored.append(corpus.to_candidate(row, relevance(float(row["bm25"]), ceiling),
-                                              recency_boost(ts, now_ms), ts))
+            scored.append(corpus.to_candidate(row, Scoring(
+                relevance(float(row["bm25"]), ceiling), recency_boost(ts, now_ms), ts,
+                str(row[corpus.group_column]), query.terms)))
     return scored
 
 

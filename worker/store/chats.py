@@ -17,6 +17,7 @@ from shared.sources import shorten
 from shared.units import MAX_SAFE_INTEGER
 from shared.wire import Source
 from worker.db import Database
+from worker.store.units import unit_statements
 
 TITLE_CHARS = 80
 
@@ -107,14 +108,16 @@ async def append_message(db: Database, conversation_id: str, role: str, content:
                          created_at: int, *, message_id: str | None = None,
                          sources: list[Source] | None = None, context: str | None = None,
                          new_conversation: bool = False) -> Message:
-    """Store one message and bump its conversation, atomically; with `new_conversation`
-    the conversation is created in the same batch (titled after this message), so a
-    failure never leaves an empty conversation behind."""
+    """Store one message, bump its conversation and index it as conversation units, all in
+    one batch; with `new_conversation` the conversation is created in the same batch
+    (titled after this message), so a failure never leaves an empty conversation behind."""
+    message_id = message_id or new_id()
     sources_json = json.dumps([s.model_dump() for s in sources or []])
     statements = [
-        db.prepare(INSERT_MESSAGE_SQL).bind(message_id or new_id(), conversation_id, role,
-                                            content, sources_json, context, created_at),
+        db.prepare(INSERT_MESSAGE_SQL).bind(message_id, conversation_id, role, content,
+                                            sources_json, context, created_at),
         db.prepare(TOUCH_CONVERSATION_SQL).bind(conversation_id, created_at),
+        *unit_statements(db, message_id, role, content),
     ]
     if new_conversation:
         statements.insert(0, db.prepare(INSERT_CONVERSATION_SQL).bind(

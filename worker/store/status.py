@@ -9,7 +9,7 @@ from worker.db import Database
 STATUS_SQL = """
 SELECT
     (SELECT docs FROM corpus_stats WHERE corpus = 'notes') AS notes,
-    (SELECT docs FROM corpus_stats WHERE corpus = 'messages') AS messages,
+    (SELECT count(*) FROM messages) AS messages,
     (SELECT count(*) FROM conversations) AS conversations,
     (SELECT max(applied_at) FROM vault_sync_batches) AS last_sync_at,
     (SELECT count(*) FROM d1_migrations) AS migrations,

@@ -48,7 +48,7 @@ async def test_owner_questions_come_with_mallorys_reply(db: SqliteDatabase) -> N
 
 async def test_a_database_failure_is_no_recall_with_a_code(db: SqliteDatabase) -> None:
     await add_notes(db, note("a.md", "sourdough bread"))
-    await db.prepare("DROP TABLE messages_vocab").run()
+    await db.prepare("DROP TABLE conversation_units_vocab").run()
     recall = await automatic_recall(db, "sourdough bread", NOW_MS, message_id="m",
                                     conversation_id="c")
     assert (recall.block, recall.injected, recall.error) == ("", [], "recall_failed")

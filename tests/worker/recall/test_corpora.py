@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from worker.recall.corpora import CORPORA, MESSAGES, NOTES
+from shared.query import Mode, build_query
+from worker.recall.corpora import CORPORA, MESSAGES, NOTES, Scoring
 
 
 @pytest.mark.parametrize("corpus", CORPORA, ids=lambda c: c.name)
@@ -30,7 +31,7 @@ def test_a_note_row_becomes_a_candidate() -> None:
     row = {"path": "Home/Plants.md", "vault": "My Vault", "title": "Plants", "name": "Plants",
            "aliases": "greenery", "tags": "home", "properties": "", "note_date": 5,
            "bm25": -3.0, "text": "Water the fern."}
-    cand = NOTES.to_candidate(row, 0.5, 1.1, 5)
+    cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "Home/Plants.md", ()))
     assert (cand.kind, cand.id, cand.group, cand.vault) == ("note", "Home/Plants.md",
                                                             "Home/Plants.md", "My Vault")
     assert cand.href == "obsidian://open?vault=My%20Vault&file=Home%2FPlants"
@@ -38,10 +39,38 @@ def test_a_note_row_becomes_a_candidate() -> None:
     assert cand.score == pytest.approx(0.55)
 
 
-def test_a_message_row_becomes_a_candidate_grouped_by_conversation() -> None:
-    row = {"id": "m1", "conversation_id": "c1", "role": "user", "created_at": 9,
-           "conversation_title": "", "bm25": -1.0, "text": "hello"}
-    cand = MESSAGES.to_candidate(row, 0.2, 1.0, 9)
-    assert (cand.kind, cand.group, cand.role, cand.label) == ("message", "c1", "user",
-                                                              "Conversation")
-    assert cand.href == "/?msg=m1"
+def unit(question_id: str | None, answer_id: str | None, question: str, answer: str) -> dict:
+    return {"id": f"{answer_id or question_id}:0", "conversation_id": "c1",
+            "question_id": question_id, "answer_id": answer_id, "created_at": 9,
+            "conversation_title": "", "bm25": -1.0, "question": question, "answer": answer}
+
+
+def scoring(text: str) -> Scoring:
+    return Scoring(0.2, 1.0, 9, "c1", build_query(text, Mode.AUTOMATIC).terms)
+
+
+def test_a_unit_is_the_reply_when_the_reply_holds_the_match() -> None:
+    row = unit("q", "a", "how do I clean the oven?", "Use baking soda paste on the oven.")
+    cand = MESSAGES.to_candidate(row, scoring("how did you say to clean the oven"))
+    assert (cand.kind, cand.id, cand.group, cand.role) == ("message", "a", "c1", "assistant")
+    assert (cand.href, cand.label, cand.covers) == ("/?msg=a", "Conversation", ("a", "q"))
+    assert cand.asked == "how do I clean the oven?" and cand.reply is None
+
+
+def test_a_unit_is_the_reply_whenever_the_reply_matches_anything() -> None:
+    row = unit("q", "a", "how do I clean the oven racks?", "Soak them overnight.")
+    assert MESSAGES.to_candidate(row, scoring("clean oven racks soak")).id == "a"
+
+
+def test_a_unit_is_the_question_when_only_the_question_matches() -> None:
+    row = unit("q", "a", "my bike chain squeaks", "Oil it lightly and wipe it.")
+    cand = MESSAGES.to_candidate(row, scoring("bike chain squeaks"))
+    assert (cand.id, cand.role, cand.reply, cand.asked) == ("q", "user",
+                                                            "Oil it lightly and wipe it.", None)
+
+
+def test_an_unanswered_question_and_a_lone_reply() -> None:
+    alone = MESSAGES.to_candidate(unit("q", None, "anyone there", ""), scoring("anyone"))
+    assert (alone.id, alone.covers, alone.reply) == ("q", ("q",), None)
+    spoke_first = MESSAGES.to_candidate(unit(None, "a", "", "Good morning!"), scoring("morning"))
+    assert (spoke_first.id, spoke_first.role) == ("a", "assistant")

@@ -25,17 +25,20 @@ ORDER BY ranked.bm25
 
 MESSAGES_SQL = """
 WITH ranked AS (
-    SELECT rowid AS rid, bm25(messages_fts, 1.000) AS bm25
-    FROM messages_fts WHERE messages_fts MATCH ?1
+    SELECT rowid AS rid, bm25(conversation_units_fts, 1.000, 1.000) AS bm25
+    FROM conversation_units_fts WHERE conversation_units_fts MATCH ?1
     ORDER BY bm25 LIMIT ?2
 )
-SELECT m.id, m.conversation_id, m.role, m.created_at, c.title AS conversation_title,
-       ranked.bm25, substr(m.content, 1, 8000) AS text
+SELECT u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
+       c.title AS conversation_title, ranked.bm25,
+       substr(u.question, 1, 8000) AS question,
+       substr(u.answer, 1, 8000) AS answer
 FROM ranked
-JOIN messages AS m ON m.rid = ranked.rid
-JOIN conversations AS c ON c.id = m.conversation_id
-WHERE m.id NOT IN (SELECT value FROM json_each(?3))
-  AND NOT (m.conversation_id = ?4 AND m.seq > (
+JOIN conversation_units AS u ON u.rid = ranked.rid
+JOIN conversations AS c ON c.id = u.conversation_id
+WHERE coalesce(u.question_id, '') NOT IN (SELECT value FROM json_each(?3))
+  AND coalesce(u.answer_id, '') NOT IN (SELECT value FROM json_each(?3))
+  AND NOT (u.conversation_id = ?4 AND u.seq > (
         SELECT coalesce(max(seq), 0) FROM messages WHERE conversation_id = ?4) - ?5)
 ORDER BY ranked.bm25
 """
@@ -54,7 +57,7 @@ def test_plan_pins_the_sql_and_parameters_of_both_corpora() -> None:
         ("df", "notes", 0): (vocab_sql("vault_notes_vocab", 4), stems),
         # 5 hits × 3 per conversation, plus room for the excluded message and 10 turns
         ("hits", "messages", 0): (MESSAGES_SQL, (match, 26, '["m1"]', "c1", 10)),
-        ("df", "messages", 0): (vocab_sql("messages_vocab", 4), stems),
+        ("df", "messages", 0): (vocab_sql("conversation_units_vocab", 4), stems),
     }
 
 

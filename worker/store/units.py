@@ -1,0 +1,60 @@
+"""Conversation units: the owner's message with Mallory's reply, long turns in parts
+(migrations/0003_conversation_units.sql). The chats store adds these statements to the
+same D1 batch as the message they derive from, so a unit never outlives or predates it.
+"""
+
+from __future__ import annotations
+
+from shared.chunking import MAX_UNIT_CHARS, split_text
+from shared.sources import strip_citations
+from worker.db import Database, Statement
+
+# Unit ids are made in Python, never by `?part || …` in SQL: D1 may bind a JS number as
+# REAL, and Miniflare's D1 then spells part 0 as "0.0" (tests/contract caught it).
+
+# An owner message in parts, as the question of question-only units (?1 message id,
+# ?2 unit id, ?3 part, ?4 text).
+INSERT_QUESTION_SQL = """
+INSERT INTO conversation_units (id, conversation_id, question_id, answer_id, part, seq,
+                                question, answer, created_at)
+SELECT ?2, conversation_id, id, NULL, ?3, seq, ?4, '', created_at
+FROM messages WHERE id = ?1
+"""
+# A reply replaces the question-only units of the owner message right before it.
+DROP_UNANSWERED_SQL = """
+DELETE FROM conversation_units
+WHERE answer_id IS NULL AND question_id = (
+    SELECT q.id FROM messages AS a
+    JOIN messages AS q ON q.conversation_id = a.conversation_id AND q.seq = a.seq - 1
+    WHERE a.id = ?1 AND q.role = 'user')
+"""
+# One part of a reply, with the start of the owner message it answers (?1 reply id,
+# ?2 unit id, ?3 part, ?4 text, ?5 characters of the question kept).
+INSERT_ANSWER_SQL = """
+INSERT INTO conversation_units (id, conversation_id, question_id, answer_id, part, seq,
+                                question, answer, created_at)
+SELECT ?2, a.conversation_id, q.id, a.id, ?3, coalesce(q.seq, a.seq),
+       coalesce(substr(q.content, 1, ?5), ''), ?4, coalesce(q.created_at, a.created_at)
+FROM messages AS a
+LEFT JOIN messages AS q
+  ON q.conversation_id = a.conversation_id AND q.seq = a.seq - 1 AND q.role = 'user'
+WHERE a.id = ?1
+"""
+
+
+def unit_id(message_id: str, part: int) -> str:
+    return f"{message_id}:{part}"
+
+
+def unit_statements(db: Database, message_id: str, role: str, content: str
+                    ) -> list[Statement]:
+    """The statements that index a just-inserted message as conversation units."""
+    if role == "user":
+        return [db.prepare(INSERT_QUESTION_SQL).bind(message_id, unit_id(message_id, part),
+                                                     part, text)
+                for part, text in enumerate(split_text(content) or [""])]
+    parts = split_text(strip_citations(content)) or [""]
+    return [db.prepare(DROP_UNANSWERED_SQL).bind(message_id),
+            *(db.prepare(INSERT_ANSWER_SQL).bind(message_id, unit_id(message_id, part), part,
+                                                 text, MAX_UNIT_CHARS)
+              for part, text in enumerate(parts))]
