@@ -198,8 +198,11 @@ class ChatRequest(Strict):
     @field_validator("context")
     @classmethod
     def _context(cls, v: Any) -> Any:
-        if v is not None and len(_raw(v).encode()) > MAX_CONTEXT_BYTES:
-            raise ValueError(f"context is over {MAX_CONTEXT_BYTES} bytes")
+        # Not a ValueError: pydantic lets other exceptions through, so this is a 413.
+        size = len(_raw(v).encode()) if v is not None else 0
+        if size > MAX_CONTEXT_BYTES:
+            raise PayloadTooLarge(f"context is {size} bytes; the limit is "
+                                  f"{MAX_CONTEXT_BYTES} bytes")
         return v
 
     def raw_context(self) -> str | None:

@@ -14,6 +14,7 @@ from shared.errors import MalloryError
 from worker import api, vault_api
 from worker.db import DatabaseError
 from worker.http import error_response
+from worker.routes import manage
 
 STATIC_DIR = Path(__file__).with_name("static")
 
@@ -33,7 +34,7 @@ async def _error(request: Request, exc: Exception) -> JSONResponse:
 def create_app(serve_static: bool = False) -> Starlette:
     """The app. In production Workers static assets serve the web client, so the app only
     serves it when run locally (`serve_static=True`)."""
-    routes = [*api.routes, *vault_api.routes]
+    routes = [*api.routes, *vault_api.routes, *manage.routes]
     if serve_static:
         from starlette.staticfiles import StaticFiles
 

@@ -1,0 +1,1 @@
+"""Route groups of the Worker app, each a module exporting `routes`."""
