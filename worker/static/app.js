@@ -24,7 +24,8 @@ const els = {
   error: $("error"), notice: $("notice"), status: $("status"), newChat: $("new-chat"),
 };
 
-const state = { conversationId: null, nextBefore: null, older: null };
+// `opening` counts conversation loads, so that only the latest one renders.
+const state = { conversationId: null, nextBefore: null, older: null, opening: 0 };
 
 // Sent with every message and stored raw (messages.context), for later classification.
 function clientContext() {
@@ -89,17 +90,22 @@ function loadOlder() {
   return state.older;
 }
 
+// False when a later open (a double click, another link) took over meanwhile.
 async function openConversation(id, { scrollToEnd = true } = {}) {
+  const opening = ++state.opening;
   state.conversationId = id;
   clearMessages();
   conversations.markCurrent(id);
   const page = await api(`/api/conversations/${encodeURIComponent(id)}/messages?limit=${PAGE}`);
+  if (opening !== state.opening) return false;
   els.messages.append(...page.messages.slice().reverse().map(renderMessage));
   state.nextBefore = page.next_before;
   if (scrollToEnd) els.messages.scrollTop = els.messages.scrollHeight;
+  return true;
 }
 
 function newConversation() {
+  state.opening += 1;
   state.conversationId = null;
   clearMessages();
   els.messages.append(els.intro);
@@ -133,7 +139,7 @@ async function openDeepLink(id) {
     }
     return;
   }
-  await openConversation(found.conversation_id, { scrollToEnd: false });
+  if (!(await openConversation(found.conversation_id, { scrollToEnd: false }))) return;
   let node = findMessage(id);
   while (!node && state.nextBefore !== null) {
     if (!(await loadOlder())) break;
