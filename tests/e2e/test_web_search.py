@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
+from hub.cli import run_sync
 from local.thread_server import RunningServer
 from tests.conftest import ROOT
 from tests.e2e.conftest import shot
@@ -193,16 +195,50 @@ def test_vault_filter_stays_hidden_with_one_vault(page: Page, server: RunningSer
     expect(page.locator("#search-vault")).to_be_hidden()
 
 
-def test_docs_screenshot_of_the_search_view(page: Page, server: RunningServer) -> None:
-    """Writes test-output/search-view.png; with UPDATE_DOCS=1 also docs/search-view.png."""
-    tell(server, "Remind me: the glacier guide said to book crampons two days ahead")
-    tell(server, GLACIER_CHAT)
-    open_by_slash(page, server)
-    page.keyboard.type("glacier crampons")
+def test_docs_screenshot_of_the_search_view(page: Page, empty_server: RunningServer,
+                                            tmp_path: Path) -> None:
+    """The demo vault synced by the hub, two chats, a search: test-output/search-view.png,
+    and with UPDATE_DOCS=1 also the README's docs/search-view.png."""
+    summary = run_sync(ROOT / "examples" / "vault", empty_server.url, empty_server.token,
+                       "Demo vault", tmp_path / "hub-state")
+    assert not summary.rejected
+    tell(empty_server, "Remind me to book the car service at the garage on Via Roma before "
+                       "the October deadline")
+    tell(empty_server, "what was the car service mileage again?")
+    open_by_slash(page, empty_server)
+    page.keyboard.type("car service")
     expect(page.locator("#search-state")).to_have_attribute("data-state", "results")
-    assert page.locator("#search-results .hit").count() >= 3
+    assert page.locator("#search-results .hit[data-hit-kind='note']").count() >= 1
+    assert page.locator("#search-results .hit[data-hit-kind='message']").count() >= 1
     page.locator(INPUT).press("ArrowDown")
     shot(page, "search-view.png")
     if os.environ.get("UPDATE_DOCS") == "1":
         (ROOT / "docs").mkdir(exist_ok=True)
         page.screenshot(path=str(ROOT / "docs" / "search-view.png"))
+
+
+def test_hit_fields_render_safely(page: Page, server: RunningServer) -> None:
+    """Fields the API is about to add (vault, heading), spans counted in code points (the
+    emoji is one code point but two UTF-16 units), and a link the client must refuse."""
+    hits = [
+        {"kind": "note", "id": "Garden.md", "label": "Garden", "snippet": "🍅 tomato blight",
+         "highlights": [[2, 8]], "href": "obsidian://open?vault=Home&file=Garden%23Pests",
+         "timestamp": "2026-11-20T10:00:00Z", "score": 1.0, "relevance": 0.9,
+         "reasons": ["title matches tomato"], "vault": "Home", "heading": "Pests"},
+        {"kind": "message", "id": "m1", "label": "Evil", "snippet": "click me",
+         "highlights": [[0, 99], [3, 1]], "href": "javascript:alert(1)",
+         "timestamp": "not a date", "score": 0.5, "relevance": 0.4, "reasons": []},
+    ]
+    page.route("**/api/search?*", lambda route: route.fulfill(
+        json={"query": "tomato", "terms": ['"tomato"*'], "hits": hits}))
+    open_by_slash(page, server)
+    page.keyboard.type("tomato")
+    garden = page.locator(".hit[data-hit-id='Garden.md']")
+    expect(garden.locator("mark")).to_have_text(["tomato"])
+    expect(garden.locator(".hit-where")).to_have_text("Home › Pests")
+    expect(garden.locator(".hit-why")).to_have_text("title matches tomato")
+    evil = page.locator(".hit[data-hit-id='m1']")
+    expect(evil.locator(".hit-primary")).to_have_text("Evil")
+    assert evil.locator("a").count() == 0  # javascript: is never a link
+    expect(evil.locator("mark")).to_have_text(["click me"])
+    expect(evil.locator("time")).to_be_empty()
