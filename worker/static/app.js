@@ -52,7 +52,7 @@ function clearMessages() {
 }
 
 const status = new StatusPanel({ facts: $("status-facts"), warning: $("stale-warning"),
-  vaults: $("status-vaults"), onStatus: () => {} });
+  vaults: $("status-vaults") });
 
 const conversations = new ConversationList({
   list: $("conversations"), scroller: $("conversation-scroll"), more: $("conversations-more"),

@@ -7,6 +7,7 @@ const accept = document.getElementById("confirm-accept");
 
 // Resolves true only when the owner presses the (named) action button.
 export function confirmAction({ heading, body, action }) {
+  if (dialog.open) return Promise.resolve(false);  // one question at a time
   title.textContent = heading;
   text.textContent = body;
   accept.textContent = action;

@@ -107,6 +107,7 @@ export class ConversationList {
     let settled = false;
     const finish = (title) => {
       settled = true;
+      this.hooks.error("");
       if (title !== null) {
         item.dataset.title = title;
         open.title = title;
@@ -128,7 +129,6 @@ export class ConversationList {
       try {
         const saved = await api(`/api/conversations/${encodeURIComponent(item.dataset.conversation)}`,
           { method: "PATCH", body: JSON.stringify({ title }) });
-        this.hooks.error("");
         finish(saved.title);
       } catch (error) {
         settled = false;

@@ -47,8 +47,8 @@ export function vaultsOf(status) {
 }
 
 export class StatusPanel {
-  constructor({ facts, warning, vaults, onStatus }) {
-    Object.assign(this, { facts, warning, vaults, onStatus });
+  constructor({ facts, warning, vaults }) {
+    Object.assign(this, { facts, warning, vaults });
     this.last = null;
   }
 
@@ -80,6 +80,5 @@ export class StatusPanel {
     const vaults = vaultsOf(s);
     this.vaults.replaceChildren(...vaults.map(vaultRow));
     this.vaults.hidden = vaults.length === 0;
-    this.onStatus(s);
   }
 }
