@@ -131,6 +131,8 @@ def test_escape_closes_and_returns_focus(page: Page, server: RunningServer) -> N
     page.keyboard.press("Escape")
     expect(page.locator("#input")).to_be_focused()
     expect(page.locator("#input")).to_have_value("a/b")
+    page.keyboard.press("Meta+k")  # Cmd+K on a Mac
+    expect(page.locator(INPUT)).to_be_focused()
 
 
 def test_nothing_found_and_nothing_to_search_for(page: Page, server: RunningServer) -> None:
