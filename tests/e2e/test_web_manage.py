@@ -231,3 +231,27 @@ def test_every_message_carries_the_client_context(page: Page, server: RunningSer
     row = run_coroutine(server.db.prepare(
         "SELECT context FROM messages WHERE role = 'user'").first())
     assert json.loads(row["context"]) == sent
+
+
+def test_a_reply_that_arrives_after_the_owner_moved_on_stays_in_its_conversation(
+        page: Page, server: RunningServer) -> None:
+    held = []
+    page.route("**/api/chat", lambda route: held.append(route))
+    page.goto(server.url)
+    page.fill("#input", "the heron came back to the pond")
+    page.keyboard.press("Enter")
+    expect(page.locator("article.pending")).to_have_count(1)
+    for _ in range(100):  # the route handler runs when Playwright next dispatches events
+        if held:
+            break
+        page.wait_for_timeout(50)
+    page.click("#new-chat")
+    page.fill("#input", "a new thought")
+    held[0].continue_()
+    expect(page.locator("#conversations li")).to_have_count(1)
+    expect(page.locator("#conversations li .conv-title")).to_have_text(
+        "the heron came back to the pond")
+    expect(page.locator("article[data-message-id]")).to_have_count(0)
+    expect(page.locator("#input")).to_have_value("a new thought")
+    page.locator("#conversations button[data-conversation-id]").click()
+    expect(page.locator("article[data-message-id]")).to_have_count(2)

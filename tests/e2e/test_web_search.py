@@ -152,11 +152,16 @@ def test_loading_then_error_states(page: Page, server: RunningServer) -> None:
     held: list[Route] = []
     page.route("**/api/search?*", lambda route: held.append(route))
     open_by_slash(page, server)
-    page.keyboard.type("glacier")
-    page.keyboard.press("Enter")
+    page.locator(INPUT).fill("glacier")
+    page.keyboard.press("Enter")  # at once, so the debounced search never starts
     expect(page.locator("#search-state")).to_have_text("Searching…")
     expect(page.locator("#search-results")).to_have_attribute("aria-busy", "true")
-    held[-1].fulfill(status=503, content_type="application/json", body=json.dumps(
+    for _ in range(100):  # the route handler runs when Playwright next dispatches events
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    held[0].fulfill(status=503, content_type="application/json", body=json.dumps(
         {"error": {"code": "database_error", "message": "the database failed"}}))
     state = page.locator("#search-state")
     expect(state).to_have_text("Search failed: the database failed")

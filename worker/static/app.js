@@ -169,7 +169,8 @@ async function send(event) {
   if (!content || els.send.disabled) return;
   showError("");
   els.send.disabled = true;
-  const pending = el("article", { className: "message pending", "data-role": "assistant" },
+  const opening = state.opening;  // the view this message is sent from
+  const pending = el("article", { className: "message pending" },
     el("div", { className: "meta", text: "Mallory" }),
     el("div", { className: "content", text: "Mallory is thinking…" }));
   if (!state.conversationId) els.messages.replaceChildren();
@@ -180,16 +181,17 @@ async function send(event) {
     if (state.conversationId) body.conversation_id = state.conversationId;
     const result = await api("/api/chat", { method: "POST", body: JSON.stringify(body) });
     pending.remove();
-    if (state.conversationId !== result.conversation_id) {
-      state.conversationId = result.conversation_id;
-      clearMessages();
+    if (els.input.value.trim() === content) els.input.value = "";  // only once it is stored
+    if (opening === state.opening) {  // else the owner moved on: the list shows the reply
+      if (state.conversationId !== result.conversation_id) {
+        state.conversationId = result.conversation_id;
+        clearMessages();
+      }
+      els.messages.append(renderMessage(result.user_message),
+        renderMessage(result.assistant_message));
+      els.messages.scrollTop = els.messages.scrollHeight;
     }
-    els.messages.append(renderMessage(result.user_message),
-      renderMessage(result.assistant_message));
-    els.messages.scrollTop = els.messages.scrollHeight;
-    els.input.value = "";  // only once the message is safely stored
-    await conversations.refreshTop();
-    conversations.markCurrent(state.conversationId);
+    conversations.refreshTop();
     status.refresh();
   } catch (error) {
     pending.remove();
