@@ -33,3 +33,8 @@ def check_declared_size(content_length: str | None, limit: int) -> None:
 MAX_CHAT_CHARS = 8_000
 MAX_CONTEXT_BYTES = 16_000
 MAX_CHAT_BODY_BYTES = 64_000
+
+# Conversations: an owner-given title (trimmed), and the PATCH body that carries it (a
+# 200-character title is at most 2,400 bytes of JSON even as \uXXXX surrogate pairs).
+MAX_CONVERSATION_TITLE_CHARS = 200
+MAX_RENAME_BODY_BYTES = 4_000

@@ -21,6 +21,7 @@ from shared.limits import (
     MAX_BATCH_ITEMS,
     MAX_CHAT_CHARS,
     MAX_CONTEXT_BYTES,
+    MAX_CONVERSATION_TITLE_CHARS,
     MAX_NOTE_BODY_BYTES,
     MAX_PATH_CHARS,
     MAX_PROPERTIES_CHARS,
@@ -198,8 +199,11 @@ class ChatRequest(Strict):
     @field_validator("context")
     @classmethod
     def _context(cls, v: Any) -> Any:
-        if v is not None and len(_raw(v).encode()) > MAX_CONTEXT_BYTES:
-            raise ValueError(f"context is over {MAX_CONTEXT_BYTES} bytes")
+        # Not a ValueError: pydantic lets other exceptions through, so this is a 413.
+        size = len(_raw(v).encode()) if v is not None else 0
+        if size > MAX_CONTEXT_BYTES:
+            raise PayloadTooLarge(f"context is {size} bytes; the limit is "
+                                  f"{MAX_CONTEXT_BYTES} bytes")
         return v
 
     def raw_context(self) -> str | None:
@@ -209,3 +213,21 @@ class ChatRequest(Strict):
 
 def _raw(context: Any) -> str:
     return context if isinstance(context, str) else json.dumps(context)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class RenameRequest(Strict):
+    title: str
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str) -> str:
+        v = v.strip()
+        if not 1 <= len(v) <= MAX_CONVERSATION_TITLE_CHARS:
+            raise ValueError(f"title is {len(v)} characters after trimming; it must be 1 to "
+                             f"{MAX_CONVERSATION_TITLE_CHARS}")
+        if _CONTROL.search(v):
+            raise ValueError("title must be one line without control characters")
+        return v

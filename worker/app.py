@@ -13,11 +13,12 @@ from starlette.routing import BaseRoute, Mount
 from shared.errors import MalloryError
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
-from worker.routes import chat, conversations, search, status, vault
+from worker.routes import chat, conversations, manage, search, status, vault
 
 STATIC_DIR = Path(__file__).with_name("static")
 ROUTES: list[BaseRoute] = [
-    *search.routes, *chat.routes, *conversations.routes, *status.routes, *vault.routes,
+    *search.routes, *chat.routes, *conversations.routes, *manage.routes, *status.routes,
+    *vault.routes,
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 

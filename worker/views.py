@@ -17,7 +17,7 @@ from shared.units import MS_PER_DAY, MS_PER_SECOND
 from shared.wire import SearchHit, Source
 from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
-from worker.store.chats import Message
+from worker.store.chats import Forgotten, Message
 
 # A hit at least this recent (its recency multiplier, shared.ranking) says so in reasons.
 RECENT_BOOST = 1.05
@@ -37,6 +37,17 @@ def message_json(message: Message) -> dict[str, Any]:
 def conversation_json(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": row["id"], "title": row["title"], "created_at": iso(row["created_at"]),
             "updated_at": iso(row["updated_at"]), "message_count": row["message_count"]}
+
+
+def renamed_json(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": row["id"], "title": row["title"], "created_at": iso(row["created_at"]),
+            "updated_at": iso(row["updated_at"])}
+
+
+def forgotten_json(item_id: str, forgotten: Forgotten) -> dict[str, Any]:
+    return {"id": item_id, "conversation_id": forgotten.conversation_id,
+            "messages_deleted": forgotten.messages,
+            "citations_removed": forgotten.citations}
 
 
 def manifest_json(rows: Sequence[Mapping[str, Any]], limit: int) -> dict[str, Any]:

@@ -3,6 +3,7 @@ Miniflare, proving the local adapter behaves like D1 where the project depends o
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from shared.matching import highlighter
 from shared.query import Mode, build_query
 from shared.schemas import SyncBatch
 from shared.snippets import make_snippet
+from shared.wire import Source
 from tests.conftest import NOW_MS, note
 from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
 from worker.recall import lexical
@@ -226,3 +228,34 @@ async def test_statement_length_limit_is_hit_the_same_way(port: Database) -> Non
 async def test_transaction_control_is_refused(port: Database) -> None:
     with pytest.raises(DatabaseError):
         await port.prepare("BEGIN TRANSACTION").run()
+
+
+async def test_forgetting_fires_the_fts_triggers_through_the_cascade(port: Database) -> None:
+    """DELETE /api/conversations relies on the FK cascade firing conversation_units_ad,
+    and on the json_each/json_group_array SQL that removes citations: both must hold on
+    real D1."""
+    match = ("SELECT rowid FROM conversation_units_fts "
+             "WHERE conversation_units_fts MATCH ?")
+    await chats.append_message(port, "c1", "user", "the okapi lives in the forest", NOW_MS,
+                               message_id="m1", new_conversation=True)
+    await chats.append_message(port, "c1", "assistant", "an okapi, noted", NOW_MS + 1,
+                               message_id="m2")
+    cited = Source(n=1, kind="message", id="m1", label="Okapi", snippet="okapi",
+                   href="/?msg=m1")
+    kept = Source(n=2, kind="note", id="Zoo.md", label="Zoo", snippet="zoo",
+                  href="obsidian://open?vault=V&file=Zoo")
+    await chats.append_message(port, "c2", "assistant", "The okapi [1] [2].", NOW_MS + 2,
+                               message_id="m3", sources=[cited, kept], new_conversation=True)
+    forgotten = await chats.delete_conversation(port, "c1")
+    assert (forgotten.messages, forgotten.citations) == (2, 1)
+    assert len((await port.prepare(match).bind("forest").all()).results) == 0
+    assert len((await port.prepare(match).bind("okapi").all()).results) == 1  # m3 stays
+    stats = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
+    assert stats == {"docs": 1}
+    assert await integrity_ok(port, "conversation_units_fts")
+    row = await port.prepare("SELECT sources FROM messages WHERE id = 'm3'").first()
+    assert json.loads(row["sources"]) == [kept.model_dump()]
+    await chats.delete_message(port, "m3")
+    assert (await port.prepare(match).bind("okapi").all()).results == []
+    stats = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
+    assert stats == {"docs": 0}

@@ -1,106 +1,36 @@
-// Mallory web client: plain ES module, no build step.
+// Mallory web client: plain ES modules, no build step.
 // Every stored text (messages, labels, snippets) is rendered with textContent, never as
 // HTML; the only links ever produced are obsidian://open?… and same-origin /?msg=<id>.
 
+import { confirmAction } from "./confirm.js";
+import { ConversationList } from "./conversations.js";
+import { api, el, isTyping, messageIdOf } from "./dom.js";
+import {
+  markForgotten, rememberedSnippet, rememberSnippet, removeCitationsOf, renderMessage,
+  wasForgotten,
+} from "./messages.js";
+import { SearchView } from "./search.js";
+import { StatusPanel, vaultsOf } from "./status.js";
+
+export { safeHref } from "./dom.js";
+
+export const APP_VERSION = "0.2.0";
 const PAGE = 30;
 const MSG_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
-const SNIPPETS_KEY = "mallory.sourceSnippets";
 
 const $ = (id) => document.getElementById(id);
 const els = {
-  messages: $("messages"), empty: $("empty"), input: $("input"), send: $("send"),
-  composer: $("composer"), error: $("error"), notice: $("notice"),
-  conversations: $("conversations"), status: $("status"), newChat: $("new-chat"),
+  intro: $("empty"), messages: $("messages"), input: $("input"), send: $("send"), composer: $("composer"),
+  error: $("error"), notice: $("notice"), status: $("status"), newChat: $("new-chat"),
 };
 
-const state = { conversationId: null, nextBefore: null, older: null };
+// `opening` counts conversation loads, so that only the latest one renders.
+const state = { conversationId: null, nextBefore: null, older: null, opening: 0 };
 
-class ApiError extends Error {
-  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
-}
-
-async function api(path, options = {}) {
-  const response = await fetch(path, {
-    ...options, headers: { "content-type": "application/json", ...(options.headers || {}) },
-  });
-  let body = null;
-  try { body = await response.json(); } catch { /* not JSON */ }
-  if (!response.ok) {
-    const error = (body && body.error) || {};
-    throw new ApiError(response.status, error.code || "http_error",
-      error.message || `request failed (${response.status})`);
-  }
-  return body;
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "text") node.textContent = value;
-    else if (key === "className") node.className = value;
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
-
-export function safeHref(href) {
-  if (typeof href !== "string") return null;
-  if (href.startsWith("obsidian://open?")) return href;
-  if (/^\/\?msg=[A-Za-z0-9%._:~-]{1,300}$/.test(href)) return href;
-  return null;
-}
-
-function formatTime(iso) {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? "" : date.toLocaleString(undefined,
-    { dateStyle: "medium", timeStyle: "short" });
-}
-
-function sourceAnchor(messageId, n) { return `src-${messageId}-${n}`; }
-
-// Message text with [n] markers that point at a footer source turned into links.
-function renderContent(message) {
-  const container = el("div", { className: "content" });
-  const numbers = new Set((message.sources || []).map((s) => s.n));
-  const pattern = /\[(\d{1,3})\]/g;
-  let last = 0;
-  for (const match of message.content.matchAll(pattern)) {
-    const n = Number(match[1]);
-    if (!numbers.has(n)) continue;
-    container.append(document.createTextNode(message.content.slice(last, match.index)));
-    container.append(el("a", { className: "cite", href: `#${sourceAnchor(message.id, n)}`,
-      "data-cite": String(n), text: `[${n}]` }));
-    last = match.index + match[0].length;
-  }
-  container.append(document.createTextNode(message.content.slice(last)));
-  return container;
-}
-
-function renderSources(message) {
-  if (!message.sources || message.sources.length === 0) return null;
-  const list = el("ol");
-  for (const source of message.sources) {
-    const href = safeHref(source.href);
-    const kind = source.kind === "note" ? "note" : "message";
-    const label = href
-      ? el("a", { href, "data-source-kind": kind, "data-snippet": source.snippet, text: source.label })
-      : el("span", { text: source.label });
-    list.append(el("li", { id: sourceAnchor(message.id, source.n), value: String(source.n) },
-      el("span", { className: "kind", text: kind === "note" ? "Note" : "Chat" }), label,
-      el("span", { className: "snippet", text: source.snippet })));
-  }
-  return el("footer", { className: "sources", "data-sources": "" },
-    el("h4", { text: "Sources" }), list);
-}
-
-function renderMessage(message) {
-  const who = message.role === "user" ? "You" : "Mallory";
-  return el("article", { className: "message", "data-message-id": message.id,
-    "data-role": message.role },
-    el("div", { className: "meta", text: `${who} · ${formatTime(message.created_at)}` }),
-    renderContent(message), renderSources(message));
+// Sent with every message and stored raw (messages.context), for later classification.
+function clientContext() {
+  return { client: "mallory-web", version: APP_VERSION,
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, locale: navigator.language };
 }
 
 function showError(text) {
@@ -114,21 +44,32 @@ function showNotice(text, snippet) {
   els.notice.hidden = false;
 }
 
+function sidebarNote(text) { els.status.textContent = text; }
+
 function clearMessages() {
   els.messages.replaceChildren();
   state.nextBefore = null;
 }
 
-async function loadConversations() {
-  try {
-    const { conversations } = await api("/api/conversations?limit=50");
-    els.conversations.replaceChildren(...conversations.map((c) => el("li", {},
-      el("button", { type: "button", "data-conversation-id": c.id, title: c.title,
-        "aria-current": c.id === state.conversationId ? "true" : null, text: c.title || "Untitled" }))));
-  } catch (error) {
-    els.status.textContent = `Could not load conversations: ${error.message}`;
-  }
-}
+const status = new StatusPanel({ facts: $("status-facts"), warning: $("stale-warning"),
+  vaults: $("status-vaults") });
+
+const conversations = new ConversationList({
+  list: $("conversations"), scroller: $("conversation-scroll"), more: $("conversations-more"),
+  hooks: {
+    current: () => state.conversationId,
+    error: sidebarNote,
+    open: (id) => {
+      history.pushState({}, "", "/");
+      els.notice.hidden = true;
+      openConversation(id).catch((e) => showError(e.message));
+    },
+    deleted: (id) => {
+      if (id === state.conversationId) newConversation();
+      status.refresh();
+    },
+  },
+});
 
 async function fetchOlder() {
   const conversation = state.conversationId;
@@ -149,26 +90,32 @@ function loadOlder() {
   return state.older;
 }
 
+// False when a later open (a double click, another link) took over meanwhile.
 async function openConversation(id, { scrollToEnd = true } = {}) {
+  const opening = ++state.opening;
   state.conversationId = id;
   clearMessages();
+  conversations.markCurrent(id);
   const page = await api(`/api/conversations/${encodeURIComponent(id)}/messages?limit=${PAGE}`);
+  if (opening !== state.opening) return false;
   els.messages.append(...page.messages.slice().reverse().map(renderMessage));
   state.nextBefore = page.next_before;
   if (scrollToEnd) els.messages.scrollTop = els.messages.scrollHeight;
-  for (const button of els.conversations.querySelectorAll("button")) {
-    button.setAttribute("aria-current", button.dataset.conversationId === id ? "true" : "false");
-  }
+  return true;
+}
+
+function newConversation() {
+  state.opening += 1;
+  state.conversationId = null;
+  clearMessages();
+  els.messages.append(els.intro);
+  conversations.markCurrent(null);
+  history.pushState({}, "", "/");
 }
 
 function findMessage(id) {
   return [...els.messages.querySelectorAll("[data-message-id]")]
     .find((node) => node.dataset.messageId === id) || null;
-}
-
-function rememberedSnippet(id) {
-  try { return JSON.parse(sessionStorage.getItem(SNIPPETS_KEY) || "{}")[id] || null; }
-  catch { return null; }
 }
 
 // /?msg=<id>: open the message's conversation, page back until it is loaded, scroll to it.
@@ -182,13 +129,17 @@ async function openDeepLink(id) {
   try {
     found = await api(`/api/messages/${encodeURIComponent(id)}`);
   } catch (error) {
-    const snippet = rememberedSnippet(id);
-    showNotice(error.status === 404
-      ? "That message could not be found; it may have been deleted."
-      : `Could not open that message: ${error.message}`, snippet);
+    if (error.status === 404 && wasForgotten(id)) {
+      showNotice("You deleted this message: Mallory has forgotten it and will not find " +
+        "or recall it again.", null);
+    } else {
+      showNotice(error.status === 404
+        ? "That message could not be found; it may have been deleted."
+        : `Could not open that message: ${error.message}`, rememberedSnippet(id));
+    }
     return;
   }
-  await openConversation(found.conversation_id, { scrollToEnd: false });
+  if (!(await openConversation(found.conversation_id, { scrollToEnd: false }))) return;
   let node = findMessage(id);
   while (!node && state.nextBefore !== null) {
     if (!(await loadOlder())) break;
@@ -205,32 +156,43 @@ async function openDeepLink(id) {
   node.scrollIntoView({ block: "center" });
 }
 
+function followMessageLink(href, snippet) {
+  const id = messageIdOf(href);
+  rememberSnippet(id, snippet);
+  history.pushState({}, "", href);
+  openDeepLink(id);
+}
+
 async function send(event) {
   event.preventDefault();
   const content = els.input.value.trim();
   if (!content || els.send.disabled) return;
   showError("");
   els.send.disabled = true;
-  els.empty?.remove();
-  const pending = el("article", { className: "message pending", "data-role": "assistant" },
+  const opening = state.opening;  // the view this message is sent from
+  const pending = el("article", { className: "message pending" },
     el("div", { className: "meta", text: "Mallory" }),
     el("div", { className: "content", text: "Mallory is thinking…" }));
+  if (!state.conversationId) els.messages.replaceChildren();
   els.messages.append(pending);
   els.messages.scrollTop = els.messages.scrollHeight;
   try {
-    const body = { content };
+    const body = { content, context: clientContext() };
     if (state.conversationId) body.conversation_id = state.conversationId;
     const result = await api("/api/chat", { method: "POST", body: JSON.stringify(body) });
     pending.remove();
-    if (state.conversationId !== result.conversation_id) {
-      state.conversationId = result.conversation_id;
-      clearMessages();
+    if (els.input.value.trim() === content) els.input.value = "";  // only once it is stored
+    if (opening === state.opening) {  // else the owner moved on: the list shows the reply
+      if (state.conversationId !== result.conversation_id) {
+        state.conversationId = result.conversation_id;
+        clearMessages();
+      }
+      els.messages.append(renderMessage(result.user_message),
+        renderMessage(result.assistant_message));
+      els.messages.scrollTop = els.messages.scrollHeight;
     }
-    els.messages.append(renderMessage(result.user_message),
-      renderMessage(result.assistant_message));
-    els.messages.scrollTop = els.messages.scrollHeight;
-    els.input.value = "";  // only once the message is safely stored
-    loadConversations();
+    conversations.refreshTop();
+    status.refresh();
   } catch (error) {
     pending.remove();
     showError(`Mallory could not answer: ${error.message}. Your message is still in the box.`);
@@ -240,26 +202,54 @@ async function send(event) {
   }
 }
 
-function onSourceClick(event) {
-  const link = event.target.closest("a[data-source-kind='message']");
-  if (!link) return;
-  const id = new URLSearchParams(link.getAttribute("href").slice(1)).get("msg");
+async function deleteMessage(article) {
+  const id = article.dataset.messageId;
+  const ok = await confirmAction({
+    heading: "Delete this message?",
+    body: "Mallory will forget it: it leaves search and is never recalled again. Her " +
+      "answers that repeated it keep their own text. This cannot be undone.",
+    action: "Delete message",
+  });
+  if (!ok) return;
   try {
-    const stash = JSON.parse(sessionStorage.getItem(SNIPPETS_KEY) || "{}");
-    stash[id] = link.dataset.snippet;
-    sessionStorage.setItem(SNIPPETS_KEY, JSON.stringify(stash));
-  } catch { /* storage full or disabled: the link still works */ }
-  event.preventDefault();
-  history.pushState({}, "", link.getAttribute("href"));
-  openDeepLink(id);
+    await api(`/api/messages/${encodeURIComponent(id)}`, { method: "DELETE" });
+  } catch (error) {
+    if (error.status !== 404) { showError(`Could not delete the message: ${error.message}`); return; }
+  }
+  markForgotten(id);
+  article.remove();
+  removeCitationsOf(els.messages, id);
+  els.input.focus();
+  conversations.refreshTop();
+  status.refresh();
 }
 
-async function refreshStatus() {
-  try {
-    const s = await api("/status");
-    els.status.textContent = `${s.corpora.notes} notes · ${s.corpora.messages} messages` +
-      (s.last_sync_at ? ` · vault synced ${formatTime(s.last_sync_at)}` : " · vault not synced yet");
-  } catch { /* status is decoration */ }
+function onMessagesClick(event) {
+  const remove = event.target.closest("button[data-delete-message]");
+  if (remove) { deleteMessage(remove.closest("article[data-message-id]")); return; }
+  const link = event.target.closest("a[data-source-kind='message']");
+  if (!link) return;
+  event.preventDefault();
+  followMessageLink(link.getAttribute("href"), link.dataset.snippet);
+}
+
+const search = new SearchView({
+  dialog: $("search-view"), form: $("search-form"), input: $("search-input"),
+  results: $("search-results"), state: $("search-state"), sources: $("search-source"),
+  vaultLabel: $("search-vault-label"), vault: $("search-vault"),
+  hooks: { vaults: () => vaultsOf(status.last), openMessage: (id, href, snippet) => {
+    followMessageLink(href, snippet);
+  } },
+});
+
+function onShortcut(event) {
+  const modK = (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "k";
+  const slash = event.key === "/" && !event.ctrlKey && !event.metaKey && !event.altKey &&
+    !isTyping(event.target);
+  if (!modK && !slash) return;
+  if (document.getElementById("confirm").open) return;
+  event.preventDefault();
+  search.open();
 }
 
 function start() {
@@ -270,26 +260,16 @@ function start() {
   els.messages.addEventListener("scroll", () => {
     if (els.messages.scrollTop < 80) loadOlder().catch((e) => showError(e.message));
   });
-  els.messages.addEventListener("click", onSourceClick);
-  els.conversations.addEventListener("click", (event) => {
-    const button = event.target.closest("button[data-conversation-id]");
-    if (!button) return;
-    history.pushState({}, "", "/");
-    els.notice.hidden = true;
-    openConversation(button.dataset.conversationId).catch((e) => showError(e.message));
-  });
-  els.newChat.addEventListener("click", () => {
-    state.conversationId = null;
-    clearMessages();
-    history.pushState({}, "", "/");
-    els.input.focus();
-  });
+  els.messages.addEventListener("click", onMessagesClick);
+  els.newChat.addEventListener("click", () => { newConversation(); els.input.focus(); });
+  $("open-search").addEventListener("click", () => search.open());
+  document.addEventListener("keydown", onShortcut);
   window.addEventListener("popstate", () => {
     const id = new URLSearchParams(location.search).get("msg");
     if (id !== null) openDeepLink(id);
   });
-  loadConversations();
-  refreshStatus();
+  conversations.refreshTop();
+  status.start();
   const id = new URLSearchParams(location.search).get("msg");
   if (id !== null) openDeepLink(id);
 }

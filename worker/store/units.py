@@ -5,6 +5,9 @@ same D1 batch as the message they derive from, so a unit never outlives or preda
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from shared.chunking import MAX_UNIT_CHARS, split_text
 from shared.sources import strip_citations
 from worker.db import Database, Statement
@@ -42,6 +45,9 @@ WHERE a.id = ?1
 """
 
 
+DELETE_UNITS_OF_SQL = "DELETE FROM conversation_units WHERE question_id = ?1 OR answer_id = ?1"
+
+
 def unit_id(message_id: str, part: int) -> str:
     return f"{message_id}:{part}"
 
@@ -58,3 +64,15 @@ def unit_statements(db: Database, message_id: str, role: str, content: str
             *(db.prepare(INSERT_ANSWER_SQL).bind(message_id, unit_id(message_id, part), part,
                                                  text, MAX_UNIT_CHARS)
               for part, text in enumerate(parts))]
+
+
+def forget_unit_statements(db: Database, message_id: str,
+                           partner: Mapping[str, Any] | None) -> list[Statement]:
+    """After a message is deleted (these run later in the same batch): drop its units,
+    and index its partner (the owner message it answered, or the reply to it) alone."""
+    statements = [db.prepare(DELETE_UNITS_OF_SQL).bind(message_id)]
+    if partner is not None:
+        statements.append(db.prepare(DELETE_UNITS_OF_SQL).bind(str(partner["id"])))
+        statements += unit_statements(db, str(partner["id"]), str(partner["role"]),
+                                      str(partner["content"]))
+    return statements

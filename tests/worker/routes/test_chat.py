@@ -189,6 +189,15 @@ async def test_context_is_stored_raw(client: httpx.AsyncClient, db: SqliteDataba
     assert json.loads(row["context"]) == {"client": "ios", "v": 2}
 
 
+async def test_context_over_its_limit_is_413_naming_the_limit(client: httpx.AsyncClient,
+                                                              db: SqliteDatabase) -> None:
+    response = await chat(client, "hello", context={"note": "x" * 16_000})
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+    assert "the limit is 16000 bytes" in response.json()["error"]["message"]
+    assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}
+
+
 @pytest.mark.parametrize(("payload", "status"), [
     ({"content": ""}, 422),
     ({"content": "   "}, 422),
@@ -196,7 +205,7 @@ async def test_context_is_stored_raw(client: httpx.AsyncClient, db: SqliteDataba
     ({"content": 5}, 422),
     ({"text": "hi"}, 422),
     ({"content": "hi", "conversation_id": "nope"}, 404),
-    ({"content": "hi", "context": "x" * 16_001}, 422),
+    ({"content": "hi", "context": "x" * 16_001}, 413),
 ])
 async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
                                  payload: dict, status: int) -> None:

@@ -1,0 +1,78 @@
+"""Browser fixtures for the web client's end-to-end tests: Debian's chromium, headless,
+driven by Playwright against the real local server (uvicorn on SQLite). The same pattern
+as tests/test_web.py; screenshots go to test-output/."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from local.thread_server import RunningServer, running_server
+from shared.schemas import NoteUpsert
+from tests.conftest import ROOT, note
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SHOTS = ROOT / "test-output"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update",
+               "--disable-sync"]
+TIMEZONE = "Europe/Rome"
+LOCALE = "en-GB"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed: run `apt-get install chromium` (.ci/run does)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+def sync_notes(server: RunningServer, *upserts: NoteUpsert, vault: str = "Home Vault",
+               batch_id: str = "e2e") -> None:
+    body = {"batch_id": batch_id, "vault": vault,
+            "upserts": [u.model_dump() for u in upserts], "deletes": []}
+    response = httpx.post(f"{server.url}/vault/sync", json=body,
+                          headers={"authorization": f"Bearer {server.token}"})
+    assert response.status_code == 200, response.text
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with running_server(tmp_path / "e2e.sqlite", token="e2e-token", serve_static=True) as s:
+        sync_notes(s,
+                   note("Travel/Iceland.md", "We hiked the glacier at Sólheimajökull; crampons "
+                        "are rented at the car park.", title="Iceland trip"),
+                   note("Inbox/Evil.md", "A note about xylophone tuning, with <b>bold</b> "
+                        "markup.", title="<img src=x onerror=alert(1)>"))
+        yield s
+
+
+@pytest.fixture
+def empty_server(tmp_path: Path) -> Iterator[RunningServer]:
+    with running_server(tmp_path / "empty.sqlite", token="e2e-token", serve_static=True) as s:
+        yield s
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1200, "height": 800},
+                                  timezone_id=TIMEZONE, locale=LOCALE)
+    pg = context.new_page()
+    dialogs: list[str] = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    pg.dialogs = dialogs  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / name))

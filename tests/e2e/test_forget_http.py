@@ -1,0 +1,69 @@
+"""Forgetting, end to end over real HTTP (uvicorn on SQLite, the offline responder): a
+fact told in chat is found by /api/search and by a later chat's recall; once deleted,
+neither finds it again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from local.thread_server import RunningServer, running_server
+
+FACT = "I keep the spare bike keys in the turquoise ceramic jar"
+QUESTION = "where are the spare bike keys? the turquoise jar?"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with running_server(tmp_path / "forget.sqlite") as s:
+        yield s
+
+
+def hit_ids(http: httpx.Client, q: str) -> list[str]:
+    response = http.get("/api/search", params={"q": q})
+    assert response.status_code == 200, response.text
+    return [h["id"] for h in response.json()["hits"]]
+
+
+def ask(http: httpx.Client, content: str) -> dict:
+    response = http.post("/api/chat", json={"content": content})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_a_forgotten_fact_is_neither_searched_nor_recalled(server: RunningServer) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        told = ask(http, FACT)
+        fact_id = told["user_message"]["id"]
+        assert fact_id in hit_ids(http, "turquoise ceramic jar")
+
+        later = ask(http, QUESTION)
+        assert fact_id in [s["id"] for s in later["assistant_message"]["sources"]]
+        # The offline responder quotes what it recalled, so the later conversation holds
+        # the fact too: forgetting it means deleting that conversation as well.
+        assert "turquoise" in later["assistant_message"]["content"]
+
+        assert http.delete(f"/api/messages/{fact_id}").status_code == 200
+        assert http.delete(f"/api/conversations/{later['conversation_id']}").status_code == 200
+        again = http.delete(f"/api/messages/{fact_id}")
+        assert again.status_code == 404 and again.json()["error"]["code"] == "not_found"
+
+        assert hit_ids(http, "turquoise ceramic jar") == []
+        assert hit_ids(http, "spare bike keys") == []
+        recalled = ask(http, QUESTION)
+        assert recalled["recall"]["injected"] == 0
+        assert recalled["assistant_message"]["sources"] == []
+        assert "turquoise" not in recalled["assistant_message"]["content"]
+
+        assert http.get(f"/api/messages/{fact_id}").status_code == 404
+        status = http.get("/status").json()
+        kept = [told["assistant_message"]["id"], recalled["user_message"]["id"],
+                recalled["assistant_message"]["id"]]
+        assert status["corpora"]["messages"] == len(kept)
+        listed = http.get("/api/conversations").json()["conversations"]
+        assert later["conversation_id"] not in [c["id"] for c in listed]
+        first = next(c for c in listed if c["id"] == told["conversation_id"])
+        assert first["title"] == ""  # it was the forgotten message's text

@@ -1,0 +1,257 @@
+"""Forgetting, renaming, paging the conversation list, the status panel and the message
+context, in a real browser against the real local server."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from local.thread_server import RunningServer, run_coroutine
+from tests.conftest import NOW_MS
+from tests.e2e.conftest import LOCALE, TIMEZONE, shot
+from worker.store import chats
+
+pytestmark = pytest.mark.browser
+DELETE_DIALOG = "dialog#confirm"
+
+
+def chat_in_page(page: Page, text: str) -> None:
+    count = page.locator("article[data-role='assistant']").count()
+    page.fill("#input", text)
+    page.keyboard.press("Enter")
+    expect(page.locator("article[data-role='assistant']")).to_have_count(count + 1)
+
+
+def delete_button(page: Page, message_id: str):
+    article = page.locator(f"article[data-message-id='{message_id}']")
+    article.hover()
+    return article.locator("button[data-delete-message]")
+
+
+def test_forgetting_a_message_asks_first_then_it_is_gone(page: Page,
+                                                         server: RunningServer) -> None:
+    page.goto(server.url)
+    chat_in_page(page, "my locker code at the pool is 4417, a turquoise padlock")
+    fact = page.locator("article[data-role='user']").last.get_attribute("data-message-id")
+    delete_button(page, fact).click()
+    dialog = page.locator(DELETE_DIALOG)
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Delete this message?")
+    expect(page.locator("#confirm-cancel")).to_be_focused()
+    shot(page, "forget-confirm.png")
+    page.click("#confirm-cancel")  # cancelling keeps it
+    expect(dialog).to_be_hidden()
+    expect(page.locator(f"[data-message-id='{fact}']")).to_have_count(1)
+    assert httpx.get(f"{server.url}/api/messages/{fact}").status_code == 200
+
+    delete_button(page, fact).click()
+    page.click("#confirm-accept")
+    expect(page.locator(f"[data-message-id='{fact}']")).to_have_count(0)
+    assert httpx.get(f"{server.url}/api/messages/{fact}").status_code == 404
+    hits = httpx.get(f"{server.url}/api/search", params={"q": "turquoise padlock"}).json()
+    assert fact not in [h["id"] for h in hits["hits"]]
+    assert page.dialogs == []  # type: ignore[attr-defined]  # never window.confirm
+
+    page.goto(f"{server.url}/?msg={fact}")
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("You deleted this message")
+    expect(notice).not_to_contain_text("4417")
+    shot(page, "deep-link-deleted.png")
+
+
+def test_deep_link_to_a_deleted_message_in_a_fresh_tab(browser: Browser,
+                                                       server: RunningServer) -> None:
+    response = httpx.post(f"{server.url}/api/chat", json={"content": "remember the okapi"})
+    fact = response.json()["user_message"]["id"]
+    assert httpx.delete(f"{server.url}/api/messages/{fact}").status_code == 200
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{server.url}/?msg={fact}")
+    expect(page.locator("#notice")).to_contain_text(
+        "That message could not be found; it may have been deleted.")
+    context.close()
+
+
+def test_forgetting_a_cited_message_removes_the_citation_on_screen(
+        page: Page, server: RunningServer) -> None:
+    page.goto(server.url)
+    chat_in_page(page, "I stored the spare keys in the blue ceramic jar")
+    fact = page.locator("article[data-role='user']").last.get_attribute("data-message-id")
+    page.click("#new-chat")
+    chat_in_page(page, "where are the spare keys, the ceramic jar?")
+    answer = page.locator("article[data-role='assistant']").last
+    expect(answer.locator(f"[data-sources] a[href='/?msg={fact}']")).to_have_count(1)
+    page.goto(f"{server.url}/?msg={fact}")
+    delete_button(page, fact).click()
+    page.click("#confirm-accept")
+    expect(page.locator(f"[data-message-id='{fact}']")).to_have_count(0)
+    page.locator("#conversations button[data-conversation-id]").first.click()
+    answer = page.locator("article[data-role='assistant']").last
+    expect(answer).to_contain_text("ceramic jar")  # the answer keeps its own text
+    expect(answer.locator("[data-sources] a[data-source-kind='message']")).to_have_count(0)
+
+
+def test_forgetting_a_conversation(page: Page, server: RunningServer) -> None:
+    page.goto(server.url)
+    chat_in_page(page, "the marmalade needs seville oranges")
+    item = page.locator("#conversations li").first
+    conversation = item.get_attribute("data-conversation")
+    item.hover()
+    item.locator("button[data-action='delete']").click()
+    dialog = page.locator(DELETE_DIALOG)
+    expect(dialog).to_contain_text("Delete this conversation?")
+    expect(dialog).to_contain_text("2 messages")
+    page.click("#confirm-accept")
+    expect(page.locator("#conversations li")).to_have_count(0)
+    expect(page.locator("article[data-message-id]")).to_have_count(0)
+    assert httpx.get(f"{server.url}/api/conversations/{conversation}/messages"
+                     ).status_code == 404
+    expect(page.locator("#status-facts")).to_contain_text("Messages0")
+    assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def seed_conversations(server: RunningServer, total: int) -> None:
+    async def seed() -> None:
+        for i in range(total):
+            await chats.append_message(server.db, f"c{i:03d}", "user", f"Topic number {i}",
+                                       NOW_MS - (total - i) * 3_600_000,
+                                       new_conversation=True)
+
+    run_coroutine(seed())
+
+
+def test_conversation_list_pages_in_as_it_scrolls(page: Page, server: RunningServer) -> None:
+    seed_conversations(server, 120)
+    page.goto(server.url)
+    items = page.locator("#conversations li")
+    expect(items).to_have_count(50)
+    expect(items.first).to_contain_text("Topic number 119")
+    expect(items.first.locator("time")).to_have_attribute("datetime", "2026-05-28T19:26:40Z")
+    expect(items.first.locator("time")).not_to_be_empty()
+    scroller = page.locator("#conversation-scroll")
+    scroller.evaluate("node => node.scrollTo(0, node.scrollHeight)")
+    expect(items).to_have_count(100)
+    scroller.evaluate("node => node.scrollTo(0, node.scrollHeight)")
+    expect(items).to_have_count(120)
+    expect(items.last).to_contain_text("Topic number 0")
+    expect(page.locator("#conversations-more")).to_be_hidden()
+    ids = [li.get_attribute("data-conversation") for li in items.all()]
+    assert ids == [f"c{i:03d}" for i in range(119, -1, -1)]
+    shot(page, "conversations-paged.png")
+
+
+def test_rename_inline(page: Page, server: RunningServer) -> None:
+    seed_conversations(server, 3)
+    page.goto(server.url)
+    item = page.locator("#conversations li[data-conversation='c001']")
+    item.hover()
+    item.locator("button[data-action='rename']").click()
+    field = item.locator("input.conv-rename-input")
+    expect(field).to_be_focused()
+    expect(field).to_have_value("Topic number 1")
+    field.fill("   ")
+    field.press("Enter")
+    expect(page.locator("#status")).to_contain_text("1 to 200 characters")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    field.fill("Escape keeps the old title")
+    field.press("Escape")
+    expect(item.locator(".conv-title")).to_have_text("Topic number 1")
+    item.locator(".conv-open").dblclick()  # also opens it: twice, yet rendered once
+    item.locator("input.conv-rename-input").fill("  Swimming lessons  ")
+    expect(page.locator("article[data-message-id]")).to_have_count(1)
+    shot(page, "rename.png")
+    item.locator("input.conv-rename-input").press("Enter")
+    expect(item.locator(".conv-title")).to_have_text("Swimming lessons")
+    page.reload()
+    expect(page.locator("#conversations li[data-conversation='c001'] .conv-title")
+           ).to_have_text("Swimming lessons")
+    listed = httpx.get(f"{server.url}/api/conversations").json()["conversations"]
+    assert [c["id"] for c in listed] == ["c002", "c001", "c000"]  # renaming is not activity
+
+
+def test_status_panel_warns_when_never_synced(page: Page, empty_server: RunningServer) -> None:
+    page.goto(empty_server.url)
+    warning = page.locator("#stale-warning")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("never been synced")
+    expect(page.locator("#status-facts")).to_contain_text("Last syncnever")
+
+
+def test_status_panel_warns_when_sync_is_stale(page: Page, server: RunningServer) -> None:
+    three_hours_ago = httpx.get(f"{server.url}/status").json()
+    run_coroutine(server.db.prepare(
+        "UPDATE vault_sync_batches SET applied_at = applied_at - 3 * 3600 * 1000").run())
+    assert three_hours_ago["stale"] is False
+    page.goto(server.url)
+    warning = page.locator("#stale-warning")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("the last vault sync was 3 h ago")
+    expect(warning).to_contain_text("every 15 min")
+    facts = page.locator("#status-facts")
+    expect(facts).to_contain_text("Notes2")
+    expect(facts).to_contain_text("Last sync3 h ago")
+    shot(page, "status-stale.png")
+
+
+def test_status_panel_shows_vaults_and_retrieval_mode(page: Page,
+                                                      server: RunningServer) -> None:
+    def extended(route) -> None:
+        status = route.fetch().json()
+        status.update(retrieval_mode="hybrid", vaults=[
+            {"name": "Home Vault", "notes": 2, "last_sync_at": status["last_sync_at"],
+             "staleness_seconds": 10, "stale": False},
+            {"name": "Work", "notes": 40, "stale": True}])
+        route.fulfill(json=status)
+
+    page.route("**/status", extended)
+    page.goto(server.url)
+    expect(page.locator("#status-facts")).to_contain_text("Retrievalhybrid")
+    rows = page.locator("#status-vaults li")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0)).to_contain_text("Home Vault")
+    expect(rows.nth(0)).to_contain_text("2 notes")
+    expect(rows.nth(1)).to_contain_text("stale")
+    expect(page.locator("#stale-warning")).to_be_hidden()
+    shot(page, "status-vaults.png")
+
+
+def test_every_message_carries_the_client_context(page: Page, server: RunningServer) -> None:
+    page.goto(server.url)
+    page.fill("#input", "hello there, what do you know about glaciers?")
+    with page.expect_request("**/api/chat") as request:
+        page.keyboard.press("Enter")
+    sent = request.value.post_data_json["context"]
+    version = page.evaluate("import('/app.js').then((m) => m.APP_VERSION)")
+    assert sent == {"client": "mallory-web", "version": version, "timezone": TIMEZONE,
+                    "locale": LOCALE}
+    expect(page.locator("article[data-role='assistant']")).to_have_count(1)
+    row = run_coroutine(server.db.prepare(
+        "SELECT context FROM messages WHERE role = 'user'").first())
+    assert json.loads(row["context"]) == sent
+
+
+def test_a_reply_that_arrives_after_the_owner_moved_on_stays_in_its_conversation(
+        page: Page, server: RunningServer) -> None:
+    held = []
+    page.route("**/api/chat", lambda route: held.append(route))
+    page.goto(server.url)
+    page.fill("#input", "the heron came back to the pond")
+    page.keyboard.press("Enter")
+    expect(page.locator("article.pending")).to_have_count(1)
+    for _ in range(100):  # the route handler runs when Playwright next dispatches events
+        if held:
+            break
+        page.wait_for_timeout(50)
+    page.click("#new-chat")
+    page.fill("#input", "a new thought")
+    held[0].continue_()
+    expect(page.locator("#conversations li")).to_have_count(1)
+    expect(page.locator("#conversations li .conv-title")).to_have_text(
+        "the heron came back to the pond")
+    expect(page.locator("article[data-message-id]")).to_have_count(0)
+    expect(page.locator("#input")).to_have_value("a new thought")
+    page.locator("#conversations button[data-conversation-id]").click()
+    expect(page.locator("article[data-message-id]")).to_have_count(2)

@@ -1,0 +1,47 @@
+"""Owner routes that change history: forget a message or a whole conversation, rename a
+conversation.
+
+Forgetting is a hard delete in one D1 batch (worker/store/chats.py): the message rows,
+their conversation units (whose triggers take the text out of the FTS index and
+`corpus_stats`; a conversation's units go through its cascade), and stored citations of
+them in the Sources of the messages that stay.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from shared.limits import MAX_RENAME_BODY_BYTES
+from shared.schemas import RenameRequest, parse_json_model
+from worker.http import json_ok, read_body, runtime
+from worker.store import chats
+from worker.views import forgotten_json, renamed_json
+
+
+async def delete_message(request: Request) -> JSONResponse:
+    message_id = request.path_params["message_id"]
+    forgotten = await chats.delete_message(runtime(request).db, message_id)
+    return json_ok(forgotten_json(message_id, forgotten))
+
+
+async def delete_conversation(request: Request) -> JSONResponse:
+    conversation_id = request.path_params["conversation_id"]
+    forgotten = await chats.delete_conversation(runtime(request).db, conversation_id)
+    return json_ok(forgotten_json(conversation_id, forgotten))
+
+
+async def rename_conversation(request: Request) -> JSONResponse:
+    body = await read_body(request, MAX_RENAME_BODY_BYTES)
+    rename = parse_json_model(body, RenameRequest, "rename")
+    row = await chats.rename_conversation(runtime(request).db,
+                                          request.path_params["conversation_id"], rename.title)
+    return json_ok(renamed_json(row))
+
+
+routes = [
+    Route("/api/messages/{message_id}", delete_message, methods=["DELETE"]),
+    Route("/api/conversations/{conversation_id}", delete_conversation, methods=["DELETE"]),
+    Route("/api/conversations/{conversation_id}", rename_conversation, methods=["PATCH"]),
+]

@@ -1,0 +1,96 @@
+// Rendering a message with its [n] citations and quiet Sources footer, and what the tab
+// remembers about messages: the snippet a link showed, and which ids were forgotten here.
+
+import { el, formatTime, icon, messageIdOf, safeHref } from "./dom.js";
+
+const SNIPPETS_KEY = "mallory.sourceSnippets";
+const FORGOTTEN_KEY = "mallory.forgotten";
+
+function readStore(key) {
+  try { return JSON.parse(sessionStorage.getItem(key) || "{}"); } catch { return {}; }
+}
+
+function writeStore(key, value) {
+  try { sessionStorage.setItem(key, JSON.stringify(value)); } catch { /* full or disabled */ }
+}
+
+export function rememberSnippet(id, snippet) {
+  if (typeof snippet !== "string") return;
+  writeStore(SNIPPETS_KEY, { ...readStore(SNIPPETS_KEY), [id]: snippet });
+}
+
+export function rememberedSnippet(id) { return readStore(SNIPPETS_KEY)[id] || null; }
+
+// A forgotten message's text must not linger, even in this tab's storage.
+export function markForgotten(id) {
+  const snippets = readStore(SNIPPETS_KEY);
+  delete snippets[id];
+  writeStore(SNIPPETS_KEY, snippets);
+  writeStore(FORGOTTEN_KEY, { ...readStore(FORGOTTEN_KEY), [id]: true });
+}
+
+export function wasForgotten(id) { return readStore(FORGOTTEN_KEY)[id] === true; }
+
+function sourceAnchor(messageId, n) { return `src-${messageId}-${n}`; }
+
+// Message text with [n] markers that point at a footer source turned into links.
+function renderContent(message) {
+  const container = el("div", { className: "content" });
+  const numbers = new Set((message.sources || []).map((s) => s.n));
+  let last = 0;
+  for (const match of message.content.matchAll(/\[(\d{1,3})\]/g)) {
+    const n = Number(match[1]);
+    if (!numbers.has(n)) continue;
+    container.append(document.createTextNode(message.content.slice(last, match.index)));
+    container.append(el("a", { className: "cite", href: `#${sourceAnchor(message.id, n)}`,
+      "data-cite": String(n), text: `[${n}]` }));
+    last = match.index + match[0].length;
+  }
+  container.append(document.createTextNode(message.content.slice(last)));
+  return container;
+}
+
+function renderSources(message) {
+  if (!message.sources || message.sources.length === 0) return null;
+  const list = el("ol");
+  for (const source of message.sources) {
+    const href = safeHref(source.href);
+    const kind = source.kind === "note" ? "note" : "message";
+    const label = href
+      ? el("a", { href, "data-source-kind": kind, "data-snippet": source.snippet, text: source.label })
+      : el("span", { text: source.label });
+    list.append(el("li", { id: sourceAnchor(message.id, source.n), value: String(source.n) },
+      el("span", { className: "kind", text: kind === "note" ? "Note" : "Chat" }), label,
+      el("span", { className: "snippet", text: source.snippet })));
+  }
+  return el("footer", { className: "sources", "data-sources": "" },
+    el("h4", { text: "Sources" }), list);
+}
+
+export function renderMessage(message) {
+  const who = message.role === "user" ? "You" : "Mallory";
+  const remove = el("button", { type: "button", className: "icon-button delete-message",
+    "data-delete-message": message.id, "aria-label": `Delete this message from ${who}`,
+    title: "Delete message" }, icon("trash"));
+  return el("article", { className: "message", "data-message-id": message.id,
+    "data-role": message.role },
+    el("div", { className: "meta" },
+      el("span", { text: `${who} · ${formatTime(message.created_at)}` }), remove),
+    renderContent(message), renderSources(message));
+}
+
+// Once a message is forgotten, footers on screen stop citing it (the server has already
+// removed the citation from the stored Sources).
+export function removeCitationsOf(root, id) {
+  for (const link of root.querySelectorAll("[data-sources] a[data-source-kind='message']")) {
+    if (messageIdOf(link.getAttribute("href")) !== id) continue;
+    const item = link.closest("li");
+    const article = link.closest("article");
+    const footer = link.closest("[data-sources]");
+    for (const cite of article?.querySelectorAll(`a.cite[data-cite='${Number(item.value)}']`) || []) {
+      cite.replaceWith(document.createTextNode(cite.textContent));
+    }
+    item.remove();
+    if (!footer.querySelector("li")) footer.remove();
+  }
+}
