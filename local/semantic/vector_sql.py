@@ -6,12 +6,14 @@ from __future__ import annotations
 TABLE = "local_vectors"
 
 # vec: the unit vector as little-endian float32; metadata: the record's JSON object.
+# A rowid table: rows of 1.6 KB made a WITHOUT ROWID table 3.0× the vectors' size on
+# disk, against 1.4× here (20,000 vectors of 384 dimensions).
 CREATE_TABLE_SQL = f"""
 CREATE TABLE IF NOT EXISTS {TABLE} (
     id TEXT PRIMARY KEY,
     vec BLOB NOT NULL,
     metadata TEXT NOT NULL
-) WITHOUT ROWID"""
+)"""
 
 UPSERT_SQL = f"INSERT OR REPLACE INTO {TABLE} (id, vec, metadata) VALUES (?, ?, ?)"
 DELETE_SQL = f"DELETE FROM {TABLE} WHERE id = ?"

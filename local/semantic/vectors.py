@@ -87,6 +87,7 @@ class SqliteVectorIndex:
                     f"{len(blob) // VECTOR_DTYPE.itemsize} (id {vector_id!r}); this index "
                     f"expects {self.dimensions}: re-embed into a fresh table or database")
             self._matrix.put(vector_id, np.frombuffer(blob, VECTOR_DTYPE), json.loads(metadata))
+        self._matrix.compact()
 
     def __len__(self) -> int:
         return len(self._matrix)

@@ -11,8 +11,9 @@ from local.semantic.vector_matrix import INITIAL_ROWS, VectorMatrix, key_matches
 DIMENSIONS = 8
 KINDS = st.sampled_from(["note", "message", None])
 VAULTS = st.sampled_from(["Life", "Work", None])
-OPS = st.lists(st.tuples(st.sampled_from(["put", "remove"]), st.integers(0, 40), KINDS, VAULTS,
-                         st.integers(0, 10_000)), max_size=150)
+OPS = st.lists(st.tuples(st.sampled_from(["put", "put", "remove", "compact"]),
+                         st.integers(0, 40), KINDS, VAULTS, st.integers(0, 10_000)),
+               max_size=150)
 FILTERS = st.fixed_dictionaries({}, optional={"kind": st.sampled_from(["note", "message"]),
                                               "vault": st.sampled_from(["Life", "Work"])})
 
@@ -36,6 +37,8 @@ def test_matches_a_brute_force_scan_after_any_writes(ops: list, wanted: dict, to
         if op == "put":
             matrix.put(key, unit(seed), meta(kind, vault))
             model[key] = (unit(seed), meta(kind, vault))
+        elif op == "compact":
+            matrix.compact()
         else:
             matrix.remove(key)
             model.pop(key, None)
@@ -58,6 +61,9 @@ def test_a_partition_grows_past_its_first_allocation_and_empties() -> None:
     assert matrix.nbytes >= 3 * INITIAL_ROWS * DIMENSIONS * 4
     best = matrix.query(unit(7), 1, {})[0]
     assert best.id == "id7" and best.score == 1.0
+    matrix.compact()
+    assert matrix.nbytes == 3 * INITIAL_ROWS * DIMENSIONS * 4
+    assert matrix.query(unit(7), 1, {})[0] == best
     for i in range(3 * INITIAL_ROWS):
         matrix.remove(f"id{i}")
     assert len(matrix) == 0 and matrix.nbytes == 0
