@@ -8,3 +8,6 @@ Both need the optional stack (`uv sync --group embed`); importing this package d
 There is no local reranker: no package on the registry ships a cross-encoder's weights
 and tokenizer without downloading them at run time (see the README).
 """
+
+INSTALL_HINT = ("install the optional local embedder with: uv sync --group embed "
+                "(or scripts/setup.sh --embed)")

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from local.semantic.model_files import INSTALL_HINT, MINILM_L6_INT8, LocalModel
+from local.semantic import INSTALL_HINT
+from local.semantic.model_files import MINILM_L6_INT8, LocalModel
 from worker.semantic.ports import EmbedderError, EmbedKind, checked_vectors
 
 WHO = "the local embedder"
@@ -104,6 +105,8 @@ class LocalEmbedder:
     async def embed(self, texts: Sequence[str], kind: EmbedKind) -> list[list[float]]:
         if kind not in KINDS:
             raise EmbedderError(f"{WHO} got kind {kind!r}; expected one of {KINDS}")
+        if isinstance(texts, str):
+            raise EmbedderError(f"{WHO} takes a sequence of texts, not one string")
         bad = [f"{i} ({type(t).__name__})" for i, t in enumerate(texts) if not isinstance(t, str)]
         if bad:
             raise EmbedderError(f"{WHO} embeds strings; not at index {', '.join(bad[:10])}")

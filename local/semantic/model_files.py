@@ -8,10 +8,9 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from local.semantic import INSTALL_HINT
 from worker.semantic.ports import EmbedderError
 
-INSTALL_HINT = ("install the optional local embedder with: uv sync --group embed "
-                "(or scripts/setup.sh --embed)")
 HASH_CHUNK_BYTES = 1 << 20
 
 

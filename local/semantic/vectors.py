@@ -31,8 +31,13 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-from threadpoolctl import ThreadpoolController
+from local.semantic import INSTALL_HINT
+
+try:
+    import numpy as np
+    from threadpoolctl import ThreadpoolController
+except ImportError as exc:  # the optional stack is missing: say how to get it
+    raise ImportError(f"the local vector index needs {exc.name}; {INSTALL_HINT}") from exc
 
 from local.semantic.vector_checks import (
     CheckedRecord,

@@ -91,6 +91,7 @@ async def test_no_texts_no_vectors(embedder: LocalEmbedder) -> None:
 @pytest.mark.parametrize(("texts", "kind", "message"), [
     (["ok"], "document", "kind 'document'"),
     (["ok", 3, None], "query", "not at index 1 (int), 2 (NoneType)"),
+    ("one string", "query", "not one string"),
 ])
 async def test_bad_input_is_refused_with_a_typed_error(
         embedder: LocalEmbedder, texts: list, kind: str, message: str) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from local.migrate import migrate
 from local.semantic.vector_sql import TABLE
 from local.semantic.vectors import SqliteVectorIndex
 from local.sqlite_db import SqliteDatabase
+from tests.conftest import ROOT
 from worker.semantic.ports import VectorFilter, VectorIndexError, VectorRecord, vector_id
 
 DIMENSIONS = 384
@@ -115,3 +118,13 @@ async def test_delete_takes_a_sequence_of_ids(tmp_path: Path) -> None:
     with pytest.raises(VectorIndexError, match="not one string"):
         await index.delete(vector_id("u1"))  # type: ignore[arg-type]
     index.close()
+
+
+def test_without_the_optional_stack_the_import_says_how_to_get_it() -> None:
+    code = ("import sys; sys.modules['threadpoolctl'] = None\n"
+            "try:\n    import local.semantic.vectors\n"
+            "except ImportError as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    assert "needs threadpoolctl; install the optional local embedder with: " \
+           "uv sync --group embed" in done.stdout
