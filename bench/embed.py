@@ -180,7 +180,7 @@ async def first_index_and_edit(embedder: LocalEmbedder, notes: dict[str, str]) -
     units = [(i, text) for path, pieces in per_note.items()
              for i, text in zip(unit_ids(path, pieces), pieces, strict=True)]
     with tempfile.TemporaryDirectory() as folder:
-        index = SqliteVectorIndex(Path(folder) / "vectors.sqlite")
+        index = SqliteVectorIndex(Path(folder) / "vectors.sqlite", embedder.dimensions)
         embed_s, upsert_s = await index_notes(embedder, index, units)
         total = embed_s + upsert_s
         print(f"  first full index: {len(notes)} notes → {len(units)} chunks of ≤"

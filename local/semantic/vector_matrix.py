@@ -71,7 +71,12 @@ class _Partition:
 
     def best(self, query: np.ndarray, k: int) -> list[tuple[float, str, dict[str, Any]]]:
         scores = self.matrix[:len(self.ids)] @ query
-        rows = np.arange(len(scores)) if len(scores) <= k else np.argpartition(-scores, k - 1)[:k]
+        if len(scores) <= k:
+            rows = np.arange(len(scores))
+        else:  # every row scoring at least the k-th best: ties at the cut are kept for the
+            # caller's id order, where an argpartition would keep an arbitrary one of them
+            kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+            rows = np.flatnonzero(scores >= kth)
         return [(float(scores[r]), self.ids[r], self.metadata[r]) for r in rows.tolist()]
 
 

@@ -51,34 +51,40 @@ from local.sqlite_db import BUSY_TIMEOUT_MS, SqliteDatabase
 from worker.semantic.ports import VectorFilter, VectorIndexError, VectorMatch, VectorRecord
 
 VECTOR_DTYPE = np.dtype("<f4")
-DEFAULT_DIMENSIONS = 384  # all-MiniLM-L6-v2 and @cf/baai/bge-small-en-v1.5
+
+
+def _opened(path: str) -> tuple[sqlite3.Connection, list[tuple[str, bytes, str]]]:
+    """A connection to the file with the table in place, and the table's rows."""
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise VectorIndexError(f"cannot open the vector table in {path}: {exc}") from exc
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(CREATE_TABLE_SQL)
+        return conn, conn.execute(LOAD_SQL).fetchall()
+    except sqlite3.Error as exc:
+        conn.close()
+        raise VectorIndexError(f"cannot open the vector table in {path}: {exc}") from exc
 
 
 class SqliteVectorIndex:
-    """VectorIndex port on a SQLite file (or ":memory:"); safe to call from any thread."""
+    """VectorIndex port on a SQLite file (or ":memory:"); safe to call from any thread.
+    `dimensions` is the embedder's (`embedder.dimensions`)."""
 
-    def __init__(self, path: str | Path = ":memory:", dimensions: int = DEFAULT_DIMENSIONS
-                 ) -> None:
+    def __init__(self, path: str | Path, dimensions: int) -> None:
         self.path = str(path)
         self.dimensions = dimensions
         self._lock = threading.Lock()
         self._matrix = VectorMatrix(dimensions)
         self._blas = ThreadpoolController()
-        try:
-            self._conn = sqlite3.connect(self.path, isolation_level=None,
-                                         check_same_thread=False)
-            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            if self.path != ":memory:":
-                self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute(CREATE_TABLE_SQL)
-            rows = self._conn.execute(LOAD_SQL).fetchall()
-        except sqlite3.Error as exc:
-            raise VectorIndexError(f"cannot open the vector table in {self.path}: {exc}") from exc
+        self._conn, rows = _opened(self.path)
         self._load(rows)
 
     @classmethod
-    def beside(cls, db: SqliteDatabase, dimensions: int = DEFAULT_DIMENSIONS
-               ) -> SqliteVectorIndex:
+    def beside(cls, db: SqliteDatabase, dimensions: int) -> SqliteVectorIndex:
         """The index kept in the same file as a local D1 database."""
         return cls(db.path, dimensions)
 

@@ -35,7 +35,7 @@ def records(start: int, count: int) -> list[VectorRecord]:
 async def test_it_lives_in_the_d1_file_in_its_own_table(tmp_path: Path) -> None:
     db = SqliteDatabase(tmp_path / "mallory.sqlite")
     await migrate(db)
-    index = SqliteVectorIndex.beside(db)
+    index = SqliteVectorIndex.beside(db, DIMENSIONS)
     await index.upsert(records(0, 3))
     with sqlite3.connect(db.path) as other:
         assert other.execute(f"SELECT count(*) FROM {TABLE}").fetchone() == (3,)
@@ -45,7 +45,7 @@ async def test_it_lives_in_the_d1_file_in_its_own_table(tmp_path: Path) -> None:
 
 
 async def test_memory_databases_stay_apart(db: SqliteDatabase) -> None:
-    index = SqliteVectorIndex.beside(db)
+    index = SqliteVectorIndex.beside(db, DIMENSIONS)
     await index.upsert(records(0, 2))
     tables = (await db.prepare("SELECT name FROM sqlite_master WHERE name = ?")
               .bind(TABLE).all()).results
@@ -57,7 +57,7 @@ async def test_vector_writes_from_another_thread_never_join_a_d1_batch(tmp_path:
     """The hub's sync thread writes vectors while the event loop runs D1 batches."""
     db = SqliteDatabase(tmp_path / "mallory.sqlite")
     await migrate(db)
-    index = SqliteVectorIndex.beside(db)
+    index = SqliteVectorIndex.beside(db, DIMENSIONS)
     failures: list[BaseException] = []
 
     def vector_writer() -> None:
@@ -81,14 +81,14 @@ async def test_vector_writes_from_another_thread_never_join_a_d1_batch(tmp_path:
     count = (await db.prepare("SELECT count(*) AS n FROM scratch").all()).results
     assert count == [{"n": 150}]
     index.close()
-    reopened = SqliteVectorIndex.beside(db)
+    reopened = SqliteVectorIndex.beside(db, DIMENSIONS)
     assert len(reopened) == 190
     reopened.close()
     db.close()
 
 
 async def test_concurrent_upserts_and_queries_stay_consistent(tmp_path: Path) -> None:
-    index = SqliteVectorIndex(tmp_path / "v.sqlite")
+    index = SqliteVectorIndex(tmp_path / "v.sqlite", DIMENSIONS)
     batches = [records(start, 25) for start in range(0, 200, 25)]
     queries = [index.query(unit(i), 5, VectorFilter(kind="note")) for i in range(20)]
     await asyncio.gather(*(index.upsert(b) for b in batches), *queries)
@@ -99,22 +99,24 @@ async def test_concurrent_upserts_and_queries_stay_consistent(tmp_path: Path) ->
 
 
 async def test_reopening_with_other_dimensions_is_refused(tmp_path: Path) -> None:
-    index = SqliteVectorIndex(tmp_path / "v.sqlite")
+    index = SqliteVectorIndex(tmp_path / "v.sqlite", DIMENSIONS)
     await index.upsert(records(0, 1))
     index.close()
     with pytest.raises(VectorIndexError, match=r"dimension 384 .* expects 768"):
         SqliteVectorIndex(tmp_path / "v.sqlite", dimensions=768)
 
 
-def test_an_unreadable_file_is_a_typed_error(tmp_path: Path) -> None:
+def test_an_unreadable_file_or_missing_folder_is_a_typed_error(tmp_path: Path) -> None:
     bad = tmp_path / "not-a-database.sqlite"
     bad.write_bytes(b"this is not SQLite " * 100)
-    with pytest.raises(VectorIndexError, match="cannot open the vector table"):
-        SqliteVectorIndex(bad)
+    with pytest.raises(VectorIndexError, match=r"cannot open the vector table .*not a database"):
+        SqliteVectorIndex(bad, DIMENSIONS)
+    with pytest.raises(VectorIndexError, match=r"cannot open the vector table .*unable to open"):
+        SqliteVectorIndex(tmp_path / "absent" / "v.sqlite", DIMENSIONS)
 
 
 async def test_delete_takes_a_sequence_of_ids(tmp_path: Path) -> None:
-    index = SqliteVectorIndex(tmp_path / "v.sqlite")
+    index = SqliteVectorIndex(tmp_path / "v.sqlite", DIMENSIONS)
     with pytest.raises(VectorIndexError, match="not one string"):
         await index.delete(vector_id("u1"))  # type: ignore[arg-type]
     index.close()
