@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # Installs what Mallory Recall needs on a fresh Debian machine; safe to run again.
-#   scripts/setup.sh          Python deps (uv) — enough to run locally
-#   scripts/setup.sh --test   also Node tools (npm ci: Miniflare, wrangler) and chromium
+#   scripts/setup.sh          Python deps (uv) — enough to run locally (lexical recall)
+#   scripts/setup.sh --embed  also the optional local embedder (onnxruntime, tokenizers,
+#                             all-MiniLM-L6-v2 int8: about 130 MB); EMBED=1 does the same,
+#                             so `EMBED=1 ./scripts/run` serves with it installed
+#   scripts/setup.sh --test   also the embedder (tests need it), Node tools (npm ci:
+#                             Miniflare, wrangler) and chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_test=false
-[[ "${1:-}" == "--test" ]] && want_test=true
+want_embed=false
+[[ "${EMBED:-0}" == "1" ]] && want_embed=true
+for arg in "$@"; do
+  case "$arg" in
+    --test) want_test=true; want_embed=true ;;
+    --embed) want_embed=true ;;
+    *) echo "setup.sh: unknown option $arg (expected --test or --embed)" >&2; exit 2 ;;
+  esac
+done
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
@@ -25,8 +37,13 @@ if ! command -v uv >/dev/null; then
     || python3 -m pip install --quiet --break-system-packages uv
   export PATH="$HOME/.local/bin:$PATH"
 fi
-say "Python dependencies (uv sync)"
-uv sync --frozen --quiet
+if $want_embed; then
+  say "Python dependencies with the local embedder (uv sync --group embed)"
+  uv sync --frozen --quiet --group embed
+else
+  say "Python dependencies (uv sync)"
+  uv sync --frozen --quiet
+fi
 
 if $want_test; then
   if ! command -v npm >/dev/null; then
