@@ -11,6 +11,7 @@ from shared.limits import MAX_CHAT_BODY_BYTES
 from shared.query import Mode, build_query
 from shared.schemas import ChatRequest, parse_json_model
 from worker.chat import chat, message_json
+from worker.cursors import parse_conversation_cursor
 from worker.http import int_param, json_ok, read_body, runtime
 from worker.search import Filters, iso, search_corpus
 from worker.store import chats
@@ -50,10 +51,7 @@ async def list_conversations(request: Request) -> JSONResponse:
     before = None
     cursor = request.query_params.get("before")
     if cursor:
-        updated, _, conv_id = cursor.partition(".")
-        if not updated.isdigit() or not conv_id:
-            raise BadRequest("before must be a cursor returned as next_before")
-        before = (int(updated), conv_id)
+        before = parse_conversation_cursor(cursor)
     rows = await chats.list_conversations(rt.db, limit, before)
     next_before = f"{rows[-1]['updated_at']}.{rows[-1]['id']}" if len(rows) == limit else None
     return json_ok({"conversations": [

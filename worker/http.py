@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -14,6 +15,7 @@ from worker.config import Runtime, Settings
 from worker.db import DatabaseError
 
 log = logging.getLogger("mallory.http")
+ASCII_INT = re.compile(r"-?[0-9]{1,18}")
 
 
 def runtime(request: Request) -> Runtime:
@@ -30,9 +32,18 @@ def runtime(request: Request) -> Runtime:
                    ai=getattr(env, "AI", None))
 
 
+def settings_of(scope: Any) -> Settings:
+    """The Settings for a request: the local Runtime's, or parsed from the Worker's env.
+    Without an env nothing is configured, so owner routes refuse (fail closed)."""
+    env = scope.get("env")
+    if isinstance(env, Runtime):
+        return env.settings
+    return Settings() if env is None else Settings.from_mapping(env)
+
+
 def error_response(exc: Exception) -> JSONResponse:
     if isinstance(exc, MalloryError):
-        return JSONResponse(exc.to_json(), status_code=exc.status)
+        return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers or None)
     if isinstance(exc, DatabaseError):
         log.error("database error: %s", exc)
         return JSONResponse({"error": {"code": "database_error",
@@ -47,10 +58,10 @@ def int_param(request: Request, name: str, default: int, low: int, high: int) ->
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest(f"{name} must be a whole number, got {raw!r}") from None
+    # ASCII digits only: int() also takes "١٢", "1_000" and " 7 ", and raises on 5,000.
+    if not ASCII_INT.fullmatch(raw):
+        raise BadRequest(f"{name} must be a whole number, got {raw[:40]!r}")
+    value = int(raw)
     if not low <= value <= high:
         raise BadRequest(f"{name} must be between {low} and {high}, got {value}")
     return value
