@@ -33,3 +33,6 @@ def check_declared_size(content_length: str | None, limit: int) -> None:
 MAX_CHAT_CHARS = 8_000
 MAX_CONTEXT_BYTES = 16_000
 MAX_CHAT_BODY_BYTES = 64_000
+# Any owner route's body (chat is the largest); the entry refuses a larger declared one
+# before the Workers adapter buffers it.
+MAX_OWNER_BODY_BYTES = MAX_CHAT_BODY_BYTES

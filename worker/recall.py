@@ -68,10 +68,10 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
                                 conversation_id=conversation_id, text_is_stored=True)
     except QueryTooLong as exc:
         log.info("no recall for message %s: %s", message_id, exc.message)
-        return Recall(error=exc.message)
-    except Exception as exc:  # recall must never break the chat
+        return Recall(error=exc.code)  # a code for the client; the reason is in the log
+    except Exception:  # recall must never break the chat
         log.exception("recall failed for message %s", message_id)
-        return Recall(error=f"{type(exc).__name__}: {exc}")
+        return Recall(error="recall_failed")  # never exception text (issue 16)
     try:
         hits = await with_replies(db, hits)
     except Exception:  # the replies are a bonus: recall what we have

@@ -36,6 +36,8 @@ JWKS_MIN_REFETCH_S = 30
 JWKS_TIMEOUT_S = 5.0
 MAX_JWT_CHARS = 8_192
 REQUIRED_CLAIMS = ["exp", "iss", "aud"]
+MISSING_JWT = ("no Cf-Access-Jwt-Assertion header: reach this app through its Cloudflare "
+               "Access hostname")
 
 Fetch = Callable[[str], Awaitable[dict[str, Any]]]
 
@@ -158,9 +160,7 @@ async def verify_access_jwt(token: str | None, config: AccessConfig,
                             cache: JwksCache = JWKS) -> AccessIdentity:
     """The identity in a valid Access JWT, or Unauthorized/Forbidden with a precise code."""
     if not token:
-        raise _refuse(401, "access_jwt_missing",
-                      "no Cf-Access-Jwt-Assertion header: reach this app through its "
-                      "Cloudflare Access hostname")
+        raise _refuse(401, "access_jwt_missing", MISSING_JWT)
     if len(token) > MAX_JWT_CHARS:
         raise _refuse(401, "access_jwt_malformed", "the Access JWT is too long")
     header = _header(token)

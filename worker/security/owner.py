@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from shared.errors import Forbidden, Unauthorized
 from worker.config import OwnerAuth, Settings
 from worker.security.access import HEADER as ACCESS_HEADER
-from worker.security.access import JWKS, JwksCache, verify_access_jwt
+from worker.security.access import JWKS, MISSING_JWT, JwksCache, verify_access_jwt
 
 OWNER_COOKIE = "mallory_owner"
 BEARER = "bearer "
@@ -20,6 +20,8 @@ _COOKIE_CONTEXT = b"mallory owner cookie v1"
 NOT_CONFIGURED = ("owner routes are disabled: no owner authentication is configured. Set "
                   "ACCESS_TEAM_DOMAIN and ACCESS_AUD (Cloudflare Access), or OWNER_TOKEN, "
                   "or run `mallory serve` on a loopback address (127.0.0.1)")
+LOGIN_REQUIRED = ("sign in first: open /login.html and enter OWNER_TOKEN, or send "
+                  "'Authorization: Bearer <OWNER_TOKEN>'")
 
 
 def cookie_value(owner_token: str) -> str:
@@ -45,15 +47,17 @@ def token_matches(offered: str, expected: str) -> bool:
     return hmac.compare_digest(offered.encode(), expected.encode())
 
 
-def has_owner_credentials(headers: Mapping[str, str], settings: Settings) -> bool:
-    """A cheap, header-only look (for the entry precheck, before any body is buffered):
-    does the request carry the kind of credential the configured mode needs?"""
+def require_credentials(headers: Mapping[str, str], settings: Settings) -> None:
+    """Header-only: refuse when the configured mode's kind of credential is absent (the
+    entry runs this before the Workers adapter buffers a body; full checks follow)."""
     mode = settings.owner_auth
-    if mode is OwnerAuth.ACCESS:
-        return bool(headers.get(ACCESS_HEADER))
-    if mode is OwnerAuth.OWNER_TOKEN:
-        return bearer(headers) is not None or read_cookie(headers, OWNER_COOKIE) is not None
-    return mode is OwnerAuth.LOCAL_OWNER
+    if mode is OwnerAuth.NONE:
+        raise Forbidden(NOT_CONFIGURED, code="owner_auth_not_configured")
+    if mode is OwnerAuth.ACCESS and not headers.get(ACCESS_HEADER):
+        raise Unauthorized(MISSING_JWT, code="access_jwt_missing")
+    if (mode is OwnerAuth.OWNER_TOKEN and bearer(headers) is None
+            and read_cookie(headers, OWNER_COOKIE) is None):
+        raise Unauthorized(LOGIN_REQUIRED, code="owner_login_required")
 
 
 def check_owner_token(headers: Mapping[str, str], owner_token: str) -> None:
@@ -64,8 +68,7 @@ def check_owner_token(headers: Mapping[str, str], owner_token: str) -> None:
         return
     cookie = read_cookie(headers, OWNER_COOKIE)
     if cookie is None:
-        raise Unauthorized("sign in first: open /login.html and enter OWNER_TOKEN, or send "
-                           "'Authorization: Bearer <OWNER_TOKEN>'", code="owner_login_required")
+        raise Unauthorized(LOGIN_REQUIRED, code="owner_login_required")
     if not token_matches(cookie, cookie_value(owner_token)):
         raise Forbidden("the sign-in cookie is no longer valid (OWNER_TOKEN changed?); sign "
                         "in again at /login.html", code="owner_token_wrong")
@@ -74,6 +77,7 @@ def check_owner_token(headers: Mapping[str, str], owner_token: str) -> None:
 async def authenticate_owner(headers: Mapping[str, str], settings: Settings,
                              jwks: JwksCache = JWKS) -> str:
     """The owner's identity (a rate-limit key), or Unauthorized/Forbidden."""
+    require_credentials(headers, settings)
     mode = settings.owner_auth
     if mode is OwnerAuth.ACCESS:
         assert settings.access is not None
@@ -82,6 +86,4 @@ async def authenticate_owner(headers: Mapping[str, str], settings: Settings,
     if mode is OwnerAuth.OWNER_TOKEN:
         check_owner_token(headers, settings.owner_token)
         return "owner-token"
-    if mode is OwnerAuth.LOCAL_OWNER:
-        return "local-owner"
-    raise Forbidden(NOT_CONFIGURED, code="owner_auth_not_configured")
+    return "local-owner"
