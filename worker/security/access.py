@@ -10,7 +10,6 @@ both runtimes. The signing keys (JWKS) are cached in module globals, fetched on 
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -126,7 +125,7 @@ def _refuse(status: int, code: str, message: str) -> Unauthorized | Forbidden:
 def _header(token: str) -> dict[str, Any]:
     try:
         header = jwt.get_unverified_header(token)
-    except (jwt.DecodeError, json.JSONDecodeError, ValueError, TypeError):
+    except (jwt.InvalidTokenError, ValueError, TypeError):
         raise _refuse(401, "access_jwt_malformed",
                       "the Cf-Access-Jwt-Assertion header is not a JWT") from None
     if header.get("alg") != ALGORITHM:
