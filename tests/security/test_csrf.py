@@ -30,6 +30,8 @@ async def test_non_json_bodies_are_415(client: httpx.AsyncClient, db: SqliteData
 @pytest.mark.parametrize("headers", [
     {"origin": "http://evil.test"},
     {"origin": "null"},
+    {"origin": "null", "sec-fetch-site": "cross-site"},   # a sandboxed frame elsewhere
+    {"origin": "null", "sec-fetch-site": "none"},
     {"origin": "http://mallory.test.evil.test"},
     {"origin": "https://mallory.test"},          # another scheme is another origin
     {"origin": "http://mallory.test:8080"},      # another port too
@@ -56,6 +58,7 @@ async def test_foreign_or_unknown_origins_are_403(client: httpx.AsyncClient, db:
     {"origin": "http://mallory.test"}, {"origin": "HTTP://Mallory.Test:80"},
     {"origin": None, "sec-fetch-site": "same-origin"},
     {"origin": None, "sec-fetch-site": "none"},
+    {"origin": "null", "sec-fetch-site": "same-origin"},  # a form post under no-referrer
 ])
 async def test_same_origin_json_is_accepted(client: httpx.AsyncClient, db: SqliteDatabase,
                                             headers: dict) -> None:

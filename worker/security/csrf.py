@@ -51,13 +51,18 @@ def origin_of(scheme: str, host: str) -> str:
 
 def check_same_origin(headers: Mapping[str, str], own_origin: str) -> None:
     origin = headers.get("origin")
+    site = headers.get("sec-fetch-site", "").strip().lower()
+    # Under `Referrer-Policy: no-referrer` a browser sends `Origin: null` on its own
+    # same-origin form posts (the sign-in form); Sec-Fetch-Site, which no page can set,
+    # then says where the post came from.
+    if origin is not None and origin.strip().lower() == "null" and site == "same-origin":
+        return
     if origin is not None:
         scheme, sep, rest = origin.strip().lower().partition("://")
         if not sep or origin_of(scheme, rest) != own_origin:
             raise Forbidden(f"cross-origin request refused: Origin {origin[:100]!r} is not "
                             f"{own_origin}", code="cross_origin_request")
         return
-    site = headers.get("sec-fetch-site", "").strip().lower()
     if site in SAME_SITE_FETCH:
         return
     if site:
