@@ -67,9 +67,11 @@ async def test_a_service_token_is_known_by_its_common_name(cache: JwksCache) -> 
     assert identity.common_name == "abc.access" and identity.key == "abc.access"
 
 
+# Times are offsets from now, applied when the test runs (not when it is collected).
 @pytest.mark.parametrize(("overrides", "status", "code"), [
-    ({"exp": int(time.time()) - LEEWAY_S - 60}, 401, "access_jwt_expired"),
-    ({"nbf": int(time.time()) + LEEWAY_S + 60}, 401, "access_jwt_not_yet_valid"),
+    ({"exp": -LEEWAY_S - 60}, 401, "access_jwt_expired"),
+    ({"nbf": LEEWAY_S + 60}, 401, "access_jwt_not_yet_valid"),
+    ({"iat": LEEWAY_S + 60}, 401, "access_jwt_not_yet_valid"),
     ({"aud": ["another-application"]}, 403, "access_jwt_wrong_audience"),
     ({"aud": "another-application"}, 403, "access_jwt_wrong_audience"),
     ({"iss": "https://evil.cloudflareaccess.com"}, 403, "access_jwt_wrong_issuer"),
@@ -79,6 +81,9 @@ async def test_a_service_token_is_known_by_its_common_name(cache: JwksCache) -> 
 ])
 async def test_bad_claims_are_refused(cache: JwksCache, overrides: dict, status: int,
                                       code: str) -> None:
+    now = int(time.time())
+    overrides = {k: now + v if k in ("exp", "nbf", "iat") and v is not None else v
+                 for k, v in overrides.items()}
     with serving_jwks(key("k1")):
         assert await refused(token(**overrides), cache) == (status, code)
 
