@@ -56,6 +56,8 @@ def test_owner_routes_are_prechecked_from_headers() -> None:
     with pytest.raises(PayloadTooLarge):
         precheck_request("POST", "/api/chat",
                          {"content-length": str(MAX_OWNER_BODY_BYTES + 1)}, SETTINGS)
+    with pytest.raises(PayloadTooLarge):
+        precheck_request("POST", "/owner/login", {"content-length": "100000"}, no_auth)
     precheck_request("GET", "/", {}, no_auth)  # the web client's files are public
     precheck_request("GET", "/app.js", {"content-length": str(10**9)}, no_auth)
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from shared.limits import MAX_OWNER_BODY_BYTES, check_declared_size
 from worker.auth import precheck_hub_request
 from worker.config import Settings
+from worker.security.login import MAX_LOGIN_BODY_BYTES
 from worker.security.owner import require_credentials
 from worker.security.paths import normalise_path
 from worker.security.routes import RouteClass, classify
@@ -24,3 +25,5 @@ def precheck_request(method: str, raw_path: str, headers: Mapping[str, str],
     elif route is RouteClass.OWNER:
         require_credentials(headers, settings)
         check_declared_size(headers.get("content-length"), MAX_OWNER_BODY_BYTES)
+    elif route is RouteClass.LOGIN:
+        check_declared_size(headers.get("content-length"), MAX_LOGIN_BODY_BYTES)
