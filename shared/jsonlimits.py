@@ -20,6 +20,9 @@ from shared.errors import BadRequest
 _STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 _BRACKET_RUN = re.compile(rb"[\[{]+|[\]}]+")
 _LONG_DIGITS = re.compile(rb"[0-9]{%d,}")
+# Hop between quotes when they are sparse: at most one per this many bytes.
+_FEW_QUOTES_RATIO = 64
+_BACKSLASH = ord("\\")
 
 
 @dataclass(frozen=True)
@@ -39,13 +42,49 @@ DEFAULT_LIMITS = JsonLimits()
 def _check_strings(body: bytes, what: str, limits: JsonLimits) -> bytes:
     """`body` with every string token emptied (so brackets and digits inside strings do
     not count), refusing a string over the size limit."""
+    longest = 0
+
     def empty(match: re.Match[bytes]) -> bytes:
-        if match.end() - match.start() > limits.max_string_bytes:
-            raise BadRequest(f"{what} body holds a string over {limits.max_string_bytes} "
-                             "bytes", code="string_too_long")
+        nonlocal longest
+        longest = max(longest, match.end() - match.start())
         return b'""'
 
-    return _STRING.sub(empty, body)
+    # Few, long strings (a hub batch of note bodies): hop between quotes with bytes.find,
+    # which runs at memchr speed; the regex walks every byte (~27 ms vs ~3 ms on a 4 MB
+    # batch, bench/jsonlimits.py). Many short strings or escaped quotes: the regex, whose
+    # cost does not grow with the count.
+    quotes = body.count(b'"')
+    if quotes * _FEW_QUOTES_RATIO <= len(body) and body.count(b'\\"') * 16 <= quotes:
+        skeleton, longest = _hop_strings(body)
+    else:
+        skeleton = _STRING.sub(empty, body)
+    if longest > limits.max_string_bytes:
+        raise BadRequest(f"{what} body holds a string over {limits.max_string_bytes} bytes",
+                         code="string_too_long")
+    return skeleton
+
+
+def _hop_strings(body: bytes) -> tuple[bytes, int]:
+    """What `_STRING.sub(b'""', body)` returns, and the longest string token's length."""
+    parts, start, longest = [], 0, 0
+    while (opening := body.find(b'"', start)) >= 0:
+        end = opening + 1
+        while True:
+            closing = body.find(b'"', end)
+            if closing < 0:  # unterminated: leave it for json.loads to refuse
+                parts.append(body[start:])
+                return b"".join(parts), longest
+            before = closing - 1
+            while body[before] == _BACKSLASH:  # stops at the opening quote at the latest
+                before -= 1
+            if (closing - 1 - before) % 2 == 0:
+                break
+            end = closing + 1
+        parts += [body[start:opening], b'""']
+        longest = max(longest, closing + 1 - opening)
+        start = closing + 1
+    parts.append(body[start:])
+    return b"".join(parts), longest
 
 
 def _check_depth(skeleton: bytes, what: str, limits: JsonLimits) -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from local.sqlite_db import SqliteDatabase
 from shared.errors import BadRequest
-from shared.jsonlimits import JsonLimits, loads_bounded
+from shared.jsonlimits import _STRING, JsonLimits, _hop_strings, loads_bounded
 from tests.conftest import auth
 from worker.cursors import parse_conversation_cursor
 
@@ -102,3 +106,29 @@ async def test_integer_parameters_are_ascii_digits_only(client: httpx.AsyncClien
         assert len(response.json()["error"]["message"]) < 200
     response = await client.get("/api/conversations/c1/messages", params={"before": value})
     assert response.status_code == 400
+
+
+json_like = st.recursive(
+    st.text(alphabet='"\\a[1{', max_size=10) | st.integers(),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(alphabet='"\\a', max_size=4),
+                                                        c, max_size=3))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=200) | st.text(alphabet='"\\ab[]{}01', max_size=80).map(str.encode)
+       | json_like.map(lambda v: json.dumps(v).encode()))
+def test_quote_hopping_empties_strings_exactly_as_the_regex(body: bytes) -> None:
+    """The fast path for sparse quotes must agree with the regex byte for byte."""
+    skeleton, longest = _hop_strings(body)
+    assert skeleton == _STRING.sub(b'""', body)
+    assert longest == max((m.end() - m.start() for m in _STRING.finditer(body)), default=0)
+
+
+@pytest.mark.parametrize("body", [
+    b'{"a": "' + b"x" * 10_000 + b'", "b": [' + b"[" * 40 + b"]" * 40 + b"]}",  # sparse
+    b'[' + b'"",' * 40 + b"[" * 40 + b"]" * 40 + b"]",                           # dense
+])
+def test_both_paths_find_the_same_depth(body: bytes) -> None:
+    with pytest.raises(BadRequest) as info:
+        loads_bounded(body, "x")
+    assert info.value.code == "json_too_deep"
