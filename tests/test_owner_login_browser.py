@@ -30,7 +30,11 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:  # noqa: F811
     context = browser.new_context(viewport={"width": 1200, "height": 800})
-    yield context.new_page()
+    pg = context.new_page()
+    console: list[str] = []
+    pg.on("console", lambda message: console.append(message.text))
+    pg.console = console  # type: ignore[attr-defined]
+    yield pg
     context.close()
 
 
@@ -52,6 +56,8 @@ def test_sign_in_then_chat(page: Page, server: RunningServer) -> None:
     page.keyboard.press("Enter")
     expect(page.locator("article[data-role='assistant']")).to_have_count(1)
     shot(page, "owner-token-signed-in.png")
+    # The CSP response header blocks nothing the pages need.
+    assert not [m for m in page.console if "Content Security Policy" in m]  # type: ignore[attr-defined]
 
 
 def test_without_signing_in_the_api_refuses(page: Page, server: RunningServer) -> None:

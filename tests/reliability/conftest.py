@@ -37,11 +37,16 @@ def error_shape_problem(status: int, body: bytes) -> str | None:
     return None
 
 
+def integrity_check_sql(table: str) -> str:
+    """FTS5's integrity-check command for `table` (a name read from sqlite_master)."""
+    quoted = '"' + table.replace('"', '""') + '"'
+    return f"INSERT INTO {quoted}({quoted}) VALUES('integrity-check')"
+
+
 async def fts_integrity(db: Database) -> list[str]:
     """Run FTS5's integrity-check on every FTS table; returns the tables checked (a
     corrupt index raises)."""
     tables = [r["name"] for r in (await db.prepare(FTS_TABLES_SQL).all()).results]
     for table in tables:
-        quoted = '"' + table.replace('"', '""') + '"'
-        await db.prepare(f"INSERT INTO {quoted}({quoted}) VALUES('integrity-check')").run()
+        await db.prepare(integrity_check_sql(table)).run()
     return tables
