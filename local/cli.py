@@ -12,9 +12,14 @@ import time
 from pathlib import Path
 
 from local.migrate import MIGRATIONS_DIR, MigrationError, migrate
-from local.server import local_app, local_settings
+from local.server import local_app, local_settings, settings_for_bind
 from local.sqlite_db import SqliteDatabase
+from shared.errors import ConfigError
+from worker.config import OwnerAuth
 from worker.db import DatabaseError
+from worker.security.redact import install_log_redaction
+
+UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access")
 
 
 def _open_migrated(db_path: str, migrations: Path) -> tuple[SqliteDatabase, list[str]]:
@@ -35,8 +40,8 @@ def _wait_until_up(url: str, timeout_s: float = 30) -> None:
 
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/status", timeout=2).status_code == 200:
+        try:  # any answer means it is up (/status may want owner credentials)
+            if httpx.get(f"{url}/status", timeout=2).status_code < 500:
                 return
         except httpx.HTTPError:
             pass
@@ -63,7 +68,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     db, applied = _open_migrated(args.db, Path(args.migrations))
     if applied:
         print(f"applied {len(applied)} migration(s) to {args.db}")
-    settings = local_settings()
+    settings = settings_for_bind(local_settings(), args.host)
     app = local_app(db, settings)
     url = f"http://{args.host}:{args.port}"
     if args.sync_vault:
@@ -74,8 +79,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # The hub's state lives beside the database it describes.
         _sync_in_background(url, Path(args.sync_vault), settings.sync_tokens[0],
                             settings.sync_interval_s, Path(f"{args.db}.hub-state"))
-    print(f"Mallory Recall on {url}  (database {args.db}, model: {settings.model_provider})")
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    print(f"Mallory Recall on {url}  (database {args.db}, model: {settings.model_provider}, "
+          f"owner auth: {settings.owner_auth.value})")
+    if settings.owner_auth is OwnerAuth.OWNER_TOKEN:
+        print(f"Sign in once per browser at {url}/login.html with OWNER_TOKEN; scripts send "
+              "'Authorization: Bearer <OWNER_TOKEN>'.")
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
+    install_log_redaction(logging.getLogger(), *(logging.getLogger(n) for n in UVICORN_LOGGERS))
+    uvicorn.Server(config).run()
     return 0
 
 
@@ -95,9 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     p_serve.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    install_log_redaction()
     try:
         return {"migrate": cmd_migrate, "serve": cmd_serve}[args.command](args)
-    except (MigrationError, DatabaseError) as exc:
+    except (MigrationError, DatabaseError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

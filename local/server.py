@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from local.sqlite_db import SqliteDatabase
+from shared.errors import ConfigError
 from worker.app import create_app
-from worker.config import Runtime, Settings
+from worker.config import OwnerAuth, Runtime, Settings
+from worker.security.hosts import LOOPBACK_HOSTS
 
 DEV_VARS = Path(".dev.vars")
 
@@ -32,6 +36,34 @@ def local_settings(overrides: Mapping[str, str] | None = None) -> Settings:
     """Environment variables win over `.dev.vars`, explicit overrides over both."""
     env: dict[str, Any] = {**read_dev_vars(), **os.environ, **(overrides or {})}
     return Settings.from_mapping(env)
+
+
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def settings_for_bind(settings: Settings, host: str) -> Settings:
+    """What binding to `host` means for owner auth and the Host allow-list.
+
+    Loopback is local-owner mode: only this machine can connect, and the Host allow-list
+    (loopback names unless ALLOWED_HOSTS says otherwise) keeps DNS-rebinding pages out.
+    Any other address reaches other machines, so it needs OWNER_TOKEN (or Access)."""
+    loopback = is_loopback(host)
+    if not loopback and settings.owner_auth is OwnerAuth.NONE:
+        raise ConfigError(f"binding to {host!r} serves Mallory beyond this machine: set "
+                          "OWNER_TOKEN (environment or .dev.vars; sign in at /login.html) or "
+                          "ACCESS_TEAM_DOMAIN + ACCESS_AUD, or bind to 127.0.0.1")
+    allowed = settings.allowed_hosts or (
+        *LOOPBACK_HOSTS, *([] if loopback or host in WILDCARD_HOSTS else [host.lower()]))
+    return replace(settings, local_owner=loopback, allowed_hosts=tuple(allowed))
 
 
 class WithRuntime:

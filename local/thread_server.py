@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import uvicorn
 
 from local.migrate import migrate
-from local.server import local_app
+from local.server import local_app, settings_for_bind
 from local.sqlite_db import SqliteDatabase
 from worker.config import Settings
 
@@ -58,11 +58,13 @@ def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
 
 
 @contextmanager
-def running_server(db_path: Path, token: str = BENCH_TOKEN, serve_static: bool = False
-                   ) -> Iterator[RunningServer]:
+def running_server(db_path: Path, token: str = BENCH_TOKEN, serve_static: bool = False,
+                   settings: Settings | None = None) -> Iterator[RunningServer]:
+    """Bound to 127.0.0.1, so by default in local-owner mode, as `mallory serve` is."""
     db = SqliteDatabase(db_path)
     run_coroutine(migrate(db))
-    app = local_app(db, Settings(sync_tokens=(token,)), serve_static=serve_static)
+    settings = settings or settings_for_bind(Settings(sync_tokens=(token,)), "127.0.0.1")
+    app = local_app(db, settings, serve_static=serve_static)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",
                                            lifespan="off"))

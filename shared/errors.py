@@ -8,12 +8,18 @@
      ├── NotFound                    (404) no such conversation or message
      ├── Conflict                    (409) the request clashes with stored state
      ├── PayloadTooLarge             (413) body over the size limit
+     ├── UnsupportedMediaType        (415) a state-changing request that is not JSON
+     ├── MisdirectedRequest          (421) a Host header the server does not answer for
      ├── InvalidPayload              (422) body parsed but items are invalid (with details)
+     ├── TooManyRequests             (429) over a rate limit (with Retry-After)
+     ├── ConfigError                 (500) a setting is missing or malformed (names the key)
      ├── UpstreamError               (502) the model provider failed or timed out
-     └── ConfigError                 (500) a setting is missing or malformed (names the key)
+     └── ServiceUnavailable          (503) a dependency (e.g. Access signing keys) is down
 
 The Worker renders any of them as `{"error": {"code", "message", "details"?}}`, built by
-`error_body`, the one helper for that shape.
+`error_body`, the one helper for that shape. A raise site may pass a more precise `code`
+(e.g. `access_jwt_expired`) than its class default; `headers` go on the response
+(Retry-After on a 429).
 """
 
 from __future__ import annotations
@@ -33,10 +39,14 @@ class MalloryError(Exception):
     status = 500
     code = "internal_error"
 
-    def __init__(self, message: str, details: Any = None) -> None:
+    def __init__(self, message: str, details: Any = None, *, code: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.details = details
+        if code is not None:
+            self.code = code
+        self.headers = headers or {}
 
     def to_json(self) -> dict[str, Any]:
         return error_body(self.code, self.message, self.details)
@@ -76,9 +86,29 @@ class PayloadTooLarge(MalloryError):
     code = "payload_too_large"
 
 
+class UnsupportedMediaType(MalloryError):
+    status = 415
+    code = "unsupported_media_type"
+
+
+class MisdirectedRequest(MalloryError):
+    status = 421
+    code = "unknown_host"
+
+
 class InvalidPayload(MalloryError):
     status = 422
     code = "invalid_payload"
+
+
+class TooManyRequests(MalloryError):
+    status = 429
+    code = "rate_limited"
+
+
+class ConfigError(MalloryError):
+    status = 500
+    code = "configuration_error"
 
 
 class UpstreamError(MalloryError):
@@ -86,6 +116,6 @@ class UpstreamError(MalloryError):
     code = "model_unavailable"
 
 
-class ConfigError(MalloryError):
-    status = 500
-    code = "bad_configuration"
+class ServiceUnavailable(MalloryError):
+    status = 503
+    code = "service_unavailable"

@@ -38,3 +38,7 @@ MAX_CHAT_BODY_BYTES = 64_000
 # 200-character title is at most 2,400 bytes of JSON even as \uXXXX surrogate pairs).
 MAX_CONVERSATION_TITLE_CHARS = 200
 MAX_RENAME_BODY_BYTES = 4_000
+
+# Any owner route's body (chat is the largest); the entry refuses a larger declared one
+# before the Workers adapter buffers it.
+MAX_OWNER_BODY_BYTES = MAX_CHAT_BODY_BYTES

@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
+from shared.jsonlimits import loads_bounded
 from shared.limits import (
     MAX_ALIASES,
     MAX_BATCH_ITEMS,
@@ -136,10 +137,7 @@ M = TypeVar("M", bound=BaseModel)
 def parse_json_model(body: bytes, model: type[M], what: str) -> M:
     """Decode a JSON object body into `model`: 400 when it is not a JSON object, 422 with
     every invalid field (and, for lists of items, the item's index) when it does not fit."""
-    try:
-        data = json.loads(body.decode("utf-8") or "null")
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadRequest(f"{what} body is not UTF-8 JSON: {exc}") from exc
+    data = loads_bounded(body, what)  # depth, number and string limits: 400 with a code
     if not isinstance(data, dict):
         raise BadRequest(f"{what} body must be a JSON object")
     try:

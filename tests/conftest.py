@@ -20,6 +20,7 @@ from worker.config import Runtime, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "test-sync-token"
+BASE_URL = "http://mallory.test"
 DAY_MS = MS_PER_DAY
 NOW_MS = 1_780_000_000_000  # 2026-05-28, fixed so recency is reproducible
 
@@ -48,7 +49,8 @@ def clock() -> Clock:
 
 @pytest.fixture
 def settings() -> Settings:
-    return Settings(sync_tokens=(TOKEN,))
+    # Local-owner mode, as `mallory serve` on 127.0.0.1: owner routes need no credentials.
+    return Settings(sync_tokens=(TOKEN,), local_owner=True)
 
 
 @pytest.fixture
@@ -60,7 +62,9 @@ def runtime(db: SqliteDatabase, settings: Settings, clock: Clock) -> Runtime:
 async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
     app = WithRuntime(create_app(serve_static=True), runtime)
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://mallory.test") as c:
+    # A browser sends its page's Origin on every POST; the CSRF check wants it.
+    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL,
+                                 headers={"origin": BASE_URL}) as c:
         yield c
 
 

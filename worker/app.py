@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -14,11 +16,14 @@ from shared.errors import MalloryError
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
 from worker.routes import chat, conversations, manage, search, status, vault
+from worker.security import login
+from worker.security.middleware import SecurityMiddleware
+from worker.security.redact import install_log_redaction
 
 STATIC_DIR = Path(__file__).with_name("static")
 ROUTES: list[BaseRoute] = [
     *search.routes, *chat.routes, *conversations.routes, *manage.routes, *status.routes,
-    *vault.routes,
+    *vault.routes, *login.routes,
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
@@ -33,17 +38,21 @@ async def _error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc)
 
 
-def create_app(serve_static: bool = False) -> Starlette:
-    """The app. In production Workers static assets serve the web client, so the app only
-    serves it when run locally (`serve_static=True`)."""
+def create_app(serve_static: bool = False,
+               clock: Callable[[], float] = time.monotonic) -> SecurityMiddleware:
+    """The app, inside the security middleware (worker/security). In production Workers
+    static assets serve the web client, so the app only serves it when run locally
+    (`serve_static=True`). `clock` (seconds) drives the local rate limiter."""
+    install_log_redaction()
     routes = list(ROUTES)
     if serve_static:
         from starlette.staticfiles import StaticFiles
 
         routes.append(Mount("/", app=StaticFiles(directory=STATIC_DIR, html=True)))
-    return Starlette(routes=routes, exception_handlers={
+    starlette = Starlette(routes=routes, exception_handlers={
         HTTPException: _http_exception, MalloryError: _error, DatabaseError: _error,
         Exception: _error})
+    return SecurityMiddleware(starlette, clock=clock)
 
 
 app = create_app()

@@ -4,7 +4,7 @@ In production the Runtime is built from the Worker's `env` (bindings, vars, secr
 `Runtime.from_env`; the local server builds one from environment variables and
 `.dev.vars` and hands it to the app through `scope["env"]`, exactly where the Workers
 ASGI adapter puts `env`. A malformed setting is a ConfigError that names the key and the
-value it got.
+value it got (worker/settings_reader.py), never a secret's value.
 """
 
 from __future__ import annotations
@@ -12,52 +12,33 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
-from shared.errors import ConfigError
 from shared.protocol import DEFAULT_SYNC_INTERVAL_S
 from worker.db import Database
+from worker.settings_reader import AccessConfig, Reader
 
 MODEL_PROVIDERS = ("offline", "openai", "workers-ai")
 DEFAULT_MODEL_TIMEOUT_S = 60.0
+MAX_MODEL_TIMEOUT_S = 600.0
+MAX_SYNC_INTERVAL_S = 7 * 86_400
+# Chats cost model time (money, with Workers AI); searches only D1 reads. A person types
+# far below either; a script that loops is what these stop (the probe measured 114 chats/s).
+DEFAULT_CHAT_PER_MINUTE = 20
+DEFAULT_SEARCH_PER_MINUTE = 120
+MAX_PER_MINUTE = 100_000
+
+__all__ = ["AccessConfig", "OwnerAuth", "Runtime", "Settings"]
 
 
-class _Reader:
-    """Reads one setting at a time from a mapping or a Worker env object."""
+class OwnerAuth(Enum):
+    """How owner routes are authenticated, in order of precedence."""
 
-    def __init__(self, env: Mapping[str, Any] | Any) -> None:
-        self.env = env
-
-    def text(self, name: str, default: str = "") -> str:
-        env = self.env
-        value = env.get(name) if isinstance(env, Mapping) else getattr(env, name, None)
-        return str(value).strip() if value not in (None, "") else default
-
-    def whole(self, name: str, default: int, unit: str, low: int = 1) -> int:
-        raw = self.text(name)
-        if not raw:
-            return default
-        if not (raw.isascii() and raw.isdigit()) or int(raw) < low:
-            raise ConfigError(f"{name} must be whole {unit} (at least {low}), got {raw!r}")
-        return int(raw)
-
-    def number(self, name: str, default: float, unit: str) -> float:
-        raw = self.text(name)
-        if not raw:
-            return default
-        try:
-            value = float(raw)
-        except ValueError:
-            value = float("nan")
-        if not value > 0 or value == float("inf"):
-            raise ConfigError(f"{name} must be a positive number of {unit}, got {raw!r}")
-        return value
-
-    def choice(self, name: str, default: str, allowed: tuple[str, ...]) -> str:
-        raw = self.text(name, default).lower()
-        if raw not in allowed:
-            raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
-        return raw
+    ACCESS = "access"  # ACCESS_TEAM_DOMAIN + ACCESS_AUD: a Cloudflare Access JWT
+    OWNER_TOKEN = "owner_token"  # OWNER_TOKEN: bearer header or the login cookie
+    LOCAL_OWNER = "local_owner"  # `mallory serve` on a loopback address
+    NONE = "none"  # nothing configured: owner routes refuse (fail closed)
 
 
 @dataclass(frozen=True)
@@ -72,10 +53,28 @@ class Settings:
     workers_ai_model: str = "@cf/meta/llama-3.1-8b-instruct"
     model_timeout_s: float = DEFAULT_MODEL_TIMEOUT_S
     sync_interval_s: int = DEFAULT_SYNC_INTERVAL_S
+    access: AccessConfig | None = None
+    owner_token: str = ""
+    # Set only by `mallory serve` bound to a loopback address (and by tests); never read
+    # from the environment, so no deployed Worker can be switched into it by a variable.
+    local_owner: bool = False
+    # Host names the app answers for ("*" or empty: any). `mallory serve` fills in the
+    # loopback names against DNS rebinding; at the edge Cloudflare routes by hostname.
+    allowed_hosts: tuple[str, ...] = ()
+    chat_per_minute: int = DEFAULT_CHAT_PER_MINUTE
+    search_per_minute: int = DEFAULT_SEARCH_PER_MINUTE
+
+    @property
+    def owner_auth(self) -> OwnerAuth:
+        if self.access is not None:
+            return OwnerAuth.ACCESS
+        if self.owner_token:
+            return OwnerAuth.OWNER_TOKEN
+        return OwnerAuth.LOCAL_OWNER if self.local_owner else OwnerAuth.NONE
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, Any] | Any) -> Settings:
-        read = _Reader(env)
+        read = Reader(env)
         tokens = tuple(t for t in (read.text("SYNC_TOKEN"), read.text("SYNC_TOKEN_NEXT")) if t)
         return cls(
             sync_tokens=tokens,
@@ -84,8 +83,18 @@ class Settings:
             openai_api_key=read.text("OPENAI_API_KEY"),
             openai_model=read.text("OPENAI_MODEL"),
             workers_ai_model=read.text("WORKERS_AI_MODEL", cls.workers_ai_model),
-            model_timeout_s=read.number("MODEL_TIMEOUT_S", DEFAULT_MODEL_TIMEOUT_S, "seconds"),
-            sync_interval_s=read.whole("SYNC_INTERVAL_S", DEFAULT_SYNC_INTERVAL_S, "seconds"),
+            model_timeout_s=read.number("MODEL_TIMEOUT_S", DEFAULT_MODEL_TIMEOUT_S, "seconds",
+                                        1, MAX_MODEL_TIMEOUT_S),
+            sync_interval_s=read.whole("SYNC_INTERVAL_S", DEFAULT_SYNC_INTERVAL_S, "seconds",
+                                       1, MAX_SYNC_INTERVAL_S),
+            access=read.access(),
+            owner_token=read.text("OWNER_TOKEN"),
+            allowed_hosts=read.hosts(),
+            chat_per_minute=read.whole("RATE_LIMIT_CHAT_PER_MINUTE", DEFAULT_CHAT_PER_MINUTE,
+                                       "requests", 1, MAX_PER_MINUTE),
+            search_per_minute=read.whole("RATE_LIMIT_SEARCH_PER_MINUTE",
+                                         DEFAULT_SEARCH_PER_MINUTE, "requests", 1,
+                                         MAX_PER_MINUTE),
         )
 
 

@@ -1,8 +1,9 @@
 """The Python Worker entrypoint: one thin class that hands requests to the ASGI app.
 
-The hub-only routes are authenticated here, from headers alone, before `asgi.fetch`:
-the Workers ASGI adapter reads the whole body into memory before the app runs, so an
-unauthenticated or oversized upload must be refused first.
+Requests are prechecked here, from headers alone, before `asgi.fetch` (hub routes need
+SYNC_TOKEN, owner routes the configured kind of credential, bodies a declared size under
+the limit): the Workers ASGI adapter reads the whole body into memory before the app
+runs, so an unauthenticated or oversized upload must be refused first.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from workers import Response, WorkerEntrypoint  # type: ignore[import-not-found]
 
 from shared.errors import MalloryError
 from worker.app import app
-from worker.auth import precheck_hub_request
 from worker.config import Settings
+from worker.security.headers import SECURITY_HEADERS
+from worker.security.precheck import precheck_request
 
 
 def _headers(request: Any) -> dict[str, str]:
@@ -30,8 +32,9 @@ class Default(WorkerEntrypoint):
         import asgi  # type: ignore[import-not-found]  # provided by the Workers runtime
 
         try:
-            precheck_hub_request(urlparse(str(request.url)).path, _headers(request),
-                                 Settings.from_mapping(self.env).sync_tokens)
+            precheck_request(str(request.method), urlparse(str(request.url)).path,
+                             _headers(request), Settings.from_mapping(self.env))
         except MalloryError as exc:
-            return Response.json(exc.to_json(), status=exc.status)
+            return Response.json(exc.to_json(), status=exc.status,
+                                 headers={**SECURITY_HEADERS, **exc.headers})
         return await asgi.fetch(app, getattr(request, "js_object", request), self.env)

@@ -12,12 +12,12 @@ from starlette.responses import JSONResponse
 
 from shared.errors import BadRequest, MalloryError, PayloadTooLarge, error_body
 from shared.limits import check_declared_size
-from worker.config import Runtime
+from worker.config import Runtime, Settings
 from worker.db import DatabaseError
 
 log = logging.getLogger("mallory.http")
-# ASCII digits only: int() also accepts other scripts' digits and surrounding spaces.
-_WHOLE = re.compile(r"^-?[0-9]{1,16}$")
+# ASCII digits only: int() also takes "١٢", "1_000" and " 7 ", and raises on 5,000 digits.
+ASCII_INT = re.compile(r"-?[0-9]{1,18}")
 
 
 def runtime(request: Request) -> Runtime:
@@ -35,11 +35,20 @@ def error_json(status: int, code: str, message: str, details: Any = None) -> JSO
     return JSONResponse(error_body(code, message, details), status_code=status)
 
 
+def settings_of(scope: Any) -> Settings:
+    """The Settings for a request: the local Runtime's, or parsed from the Worker's env.
+    Without an env nothing is configured, so owner routes refuse (fail closed)."""
+    env = scope.get("env")
+    if isinstance(env, Runtime):
+        return env.settings
+    return Settings() if env is None else Settings.from_mapping(env)
+
+
 def error_response(exc: Exception) -> JSONResponse:
     if isinstance(exc, MalloryError):
         if exc.status >= 500:
             log.error("%s: %s", exc.code, exc.message)
-        return error_json(exc.status, exc.code, exc.message, exc.details)
+        return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers or None)
     if isinstance(exc, DatabaseError):
         log.error("database error: %s", exc)
         return error_json(503, "database_error", "the database failed; try again shortly")
@@ -48,7 +57,7 @@ def error_response(exc: Exception) -> JSONResponse:
 
 
 def whole_number(name: str, raw: str, low: int, high: int) -> int:
-    if not _WHOLE.match(raw):
+    if not ASCII_INT.fullmatch(raw):
         raise BadRequest(f"{name} must be a whole number, got {raw[:40]!r}")
     value = int(raw)
     if not low <= value <= high:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -19,6 +20,8 @@ from shared.query import Mode, build_query
 from shared.wire import Source
 from worker.config import Runtime
 from worker.persona import NO_RECALL, PERSONA
+
+log = logging.getLogger("mallory.providers")
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,17 @@ def _nothing_to_look_up(text: str) -> bool:
         return False
 
 
+# What an HTTP status from the provider most likely means, for the owner.
+_STATUS_HINTS = {401: " (the API key was refused; check OPENAI_API_KEY)",
+                 403: " (the API key was refused; check OPENAI_API_KEY)",
+                 404: " (no such endpoint or model; check OPENAI_BASE_URL and OPENAI_MODEL)",
+                 429: " (rate-limited by the provider; try again shortly)"}
+
+
+def _hint(status: int) -> str:
+    return _STATUS_HINTS.get(status, "; try again" if status >= 500 else "")
+
+
 class OpenAICompatible:
     name = "openai"
 
@@ -91,11 +105,16 @@ class OpenAICompatible:
         except httpx.TimeoutException as exc:
             raise UpstreamError(f"the model did not answer within {self.timeout_s:.0f} s; "
                                 "try again") from exc
-        except httpx.HTTPError as exc:
-            raise UpstreamError(f"could not reach the model at {self.base_url}: {exc}") from exc
+        except httpx.HTTPError as exc:  # the URL may hold a password: only the log sees it
+            log.error("model provider unreachable: %s: %s", type(exc).__name__, exc)
+            raise UpstreamError("could not reach the model provider; check OPENAI_BASE_URL "
+                                "and try again", code="model_unreachable") from exc
         if response.status_code != 200:
-            raise UpstreamError(f"the model provider answered {response.status_code}: "
-                                f"{response.text[:300]}")
+            # The body can echo the prompt, keys or internal hosts: summarised, not relayed.
+            log.error("model provider answered %s: %.300s", response.status_code,
+                      response.text)
+            raise UpstreamError(f"the model provider answered HTTP {response.status_code}"
+                                f"{_hint(response.status_code)}")
         try:
             return str(response.json()["choices"][0]["message"]["content"] or "").strip()
         except (ValueError, KeyError, IndexError, TypeError) as exc:
@@ -115,8 +134,9 @@ class WorkersAI:
 
         try:
             result = to_py(await self.binding.run(self.model, {"messages": prompt.messages()}))
-        except Exception as exc:  # the JS error from the binding
-            raise UpstreamError(f"Workers AI failed: {exc}") from exc
+        except Exception as exc:  # the JS error from the binding: logged, not relayed
+            log.error("Workers AI failed: %s", exc)
+            raise UpstreamError("Workers AI failed to answer; try again") from exc
         answer = result.get("response") if isinstance(result, dict) else None
         if not isinstance(answer, str):
             raise UpstreamError("Workers AI sent an answer in an unknown shape")

@@ -35,7 +35,7 @@ def ask(http: httpx.Client, content: str) -> dict:
 
 
 def test_a_forgotten_fact_is_neither_searched_nor_recalled(server: RunningServer) -> None:
-    with httpx.Client(base_url=server.url, timeout=30) as http:
+    with httpx.Client(base_url=server.url, timeout=30, headers={"origin": server.url}) as http:
         told = ask(http, FACT)
         fact_id = told["user_message"]["id"]
         assert fact_id in hit_ids(http, "turquoise ceramic jar")

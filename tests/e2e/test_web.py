@@ -121,7 +121,8 @@ def test_message_source_link_jumps_to_the_message(page: Page, server: RunningSer
     page.goto(server.url)
     page.fill("#input", "I stored the spare keys in the blue ceramic jar")
     page.keyboard.press("Enter")
-    expect(page.locator("article[data-role='assistant']")).to_have_count(1)
+    # Not the "thinking…" placeholder (also an assistant article): the stored answer.
+    expect(page.locator("article[data-role='assistant']:not(.pending)")).to_have_count(1)
     page.click("#new-chat")
     page.fill("#input", "where are the spare keys, the ceramic jar?")
     page.keyboard.press("Enter")

@@ -64,9 +64,11 @@ def test_forgetting_a_message_asks_first_then_it_is_gone(page: Page,
 
 def test_deep_link_to_a_deleted_message_in_a_fresh_tab(browser: Browser,
                                                        server: RunningServer) -> None:
-    response = httpx.post(f"{server.url}/api/chat", json={"content": "remember the okapi"})
+    response = httpx.post(f"{server.url}/api/chat", json={"content": "remember the okapi"},
+                          headers={"origin": server.url})
     fact = response.json()["user_message"]["id"]
-    assert httpx.delete(f"{server.url}/api/messages/{fact}").status_code == 200
+    assert httpx.delete(f"{server.url}/api/messages/{fact}",
+                        headers={"origin": server.url}).status_code == 200
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{server.url}/?msg={fact}")

@@ -25,7 +25,8 @@ GLACIER_CHAT = "the glacier hike was the best day of the trip"
 
 
 def tell(server: RunningServer, text: str) -> dict:
-    response = httpx.post(f"{server.url}/api/chat", json={"content": text}, timeout=30)
+    response = httpx.post(f"{server.url}/api/chat", json={"content": text}, timeout=30,
+                          headers={"origin": server.url})
     assert response.status_code == 200, response.text
     return response.json()
 

@@ -23,7 +23,7 @@ sync_like = st.fixed_dictionaries({
     "deletes": st.lists(json_values, max_size=3)})
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode())
        | sync_like.map(lambda v: json.dumps(v).encode()))
 def test_sync_parser_never_fails_untyped(body: bytes) -> None:
@@ -33,7 +33,7 @@ def test_sync_parser_never_fails_untyped(body: bytes) -> None:
         assert exc.status in (400, 413, 422)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_chat_parser_never_fails_untyped(body: bytes) -> None:
     try:

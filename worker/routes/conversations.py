@@ -6,9 +6,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from shared.errors import BadRequest
 from shared.units import MAX_SAFE_INTEGER
-from worker.http import int_param, json_ok, runtime, whole_number
+from worker.cursors import parse_conversation_cursor
+from worker.http import int_param, json_ok, runtime
 from worker.store import chats
 from worker.views import conversation_json, message_json
 
@@ -18,23 +18,11 @@ MESSAGES_PAGE = 50
 MESSAGES_MAX_PAGE = 200
 
 
-def conversation_cursor(raw: str | None) -> tuple[int, str] | None:
-    """`next_before` of the conversation list: "<updated_at ms>.<conversation id>"."""
-    if not raw:
-        return None
-    updated, _, conversation_id = raw.partition(".")
-    if not conversation_id:
-        raise BadRequest("before must be a cursor returned as next_before")
-    try:
-        return whole_number("before", updated, 0, MAX_SAFE_INTEGER), conversation_id
-    except BadRequest:
-        raise BadRequest("before must be a cursor returned as next_before") from None
-
-
 async def list_conversations(request: Request) -> JSONResponse:
     rt = runtime(request)
     limit = int_param(request, "limit", CONVERSATIONS_PAGE, 1, CONVERSATIONS_MAX_PAGE)
-    before = conversation_cursor(request.query_params.get("before"))
+    raw = request.query_params.get("before")
+    before = parse_conversation_cursor(raw) if raw else None
     rows = await chats.list_conversations(rt.db, limit, before)
     next_before = f"{rows[-1]['updated_at']}.{rows[-1]['id']}" if len(rows) == limit else None
     return json_ok({"conversations": [conversation_json(r) for r in rows],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -11,11 +12,14 @@ import respx
 from local.sqlite_db import SqliteDatabase
 from shared.recall_block import CLOSE, OPEN, REPLY_LEAD
 from tests.conftest import DAY_MS, NOW_MS, note, sync
-from worker.config import Runtime, Settings
+from worker.config import Runtime
 from worker.persona import PERSONA
 from worker.store import chats
 
 MODEL_URL = "https://llm.example/v1/chat/completions"
+
+
+JSON = {"content-type": "application/json"}
 
 
 def openai_answer(text: str) -> httpx.Response:
@@ -25,10 +29,9 @@ def openai_answer(text: str) -> httpx.Response:
 
 @pytest.fixture
 def openai(runtime: Runtime):
-    runtime.settings = Settings(sync_tokens=runtime.settings.sync_tokens,
-                                model_provider="openai",
-                                openai_base_url="https://llm.example/v1",
-                                openai_api_key="k", openai_model="m")
+    runtime.settings = replace(runtime.settings, model_provider="openai",
+                               openai_base_url="https://llm.example/v1",
+                               openai_api_key="k", openai_model="m")
     with respx.mock(assert_all_called=False) as mock:
         yield mock
 
@@ -217,7 +220,7 @@ async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
 
 
 async def test_non_json_chat_body_is_400(client: httpx.AsyncClient) -> None:
-    response = await client.post("/api/chat", content=b"{not json")
+    response = await client.post("/api/chat", content=b"{not json", headers=JSON)
     assert response.status_code == 400
 
 
@@ -236,7 +239,8 @@ async def test_recency_of_notes_is_visible_in_hits(client: httpx.AsyncClient) ->
 
 async def test_unpaired_surrogates_are_a_clear_400(client: httpx.AsyncClient,
                                                    db: SqliteDatabase) -> None:
-    response = await client.post("/api/chat", content=b'{"content": "\\ud800 lone"}')
+    response = await client.post("/api/chat", content=b'{"content": "\\ud800 lone"}',
+                                 headers=JSON)
     assert response.status_code == 400
     assert "surrogate" in response.json()["error"]["message"]
     assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}

@@ -169,7 +169,8 @@ async def test_rename_body_over_the_limit_is_413(client: httpx.AsyncClient,
                                                  db: SqliteDatabase) -> None:
     await seed(db)
     response = await client.patch("/api/conversations/keys",
-                                  content=json.dumps({"title": "x" * 5_000}))
+                                  content=json.dumps({"title": "x" * 5_000}),
+                                  headers={"content-type": "application/json"})
     assert response.status_code == 413
     assert "4000" in response.json()["error"]["message"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -10,7 +11,6 @@ import pytest
 from local.migrate import MIGRATIONS_DIR
 from shared.limits import MAX_BATCH_ITEMS, MAX_NOTE_BODY_BYTES, MAX_SYNC_BODY_BYTES
 from tests.conftest import DAY_MS, NOW_MS, TOKEN, auth, batch, note, sync
-from worker.config import Settings
 
 
 async def search(client: httpx.AsyncClient, q: str, **params: str) -> list[dict]:
@@ -61,7 +61,7 @@ async def test_bad_credentials_write_nothing(client: httpx.AsyncClient, headers:
 
 async def test_no_configured_token_refuses_everything(client: httpx.AsyncClient,
                                                       runtime) -> None:
-    runtime.settings = Settings(sync_tokens=())
+    runtime.settings = replace(runtime.settings, sync_tokens=())
     response = await client.post("/vault/sync", json=batch("b1", [note("a.md", "x")]),
                                  headers=auth())
     assert response.status_code == 403
@@ -71,7 +71,7 @@ async def test_no_configured_token_refuses_everything(client: httpx.AsyncClient,
 
 async def test_rotation_accepts_current_and_next_token(client: httpx.AsyncClient,
                                                        runtime) -> None:
-    runtime.settings = Settings(sync_tokens=("old", "new"))
+    runtime.settings = replace(runtime.settings, sync_tokens=("old", "new"))
     for i, token in enumerate(("old", "new")):
         response = await client.post("/vault/sync", json=batch(f"b{i}", [note(f"{i}.md", "x")]),
                                      headers=auth(token))

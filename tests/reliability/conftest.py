@@ -1,0 +1,55 @@
+"""Shared checks for the reliability suite: the JSON error shape and FTS integrity."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from tests.reliability.hostile import TOKEN
+from worker.config import Settings
+from worker.db import Database
+
+# Rate limits far above anything the suite sends: it is after 5xx, not 429s.
+SETTINGS = Settings(sync_tokens=(TOKEN,), local_owner=True, chat_per_minute=100_000,
+                    search_per_minute=100_000)
+FTS_TABLES_SQL = ("SELECT name FROM sqlite_master WHERE type = 'table' "
+                  "AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%' "
+                  "AND sql NOT LIKE '%fts5vocab%' ORDER BY name")
+
+
+def settings(**changes: object) -> Settings:
+    return replace(SETTINGS, **changes)  # type: ignore[arg-type]
+
+
+def error_shape_problem(status: int, body: bytes) -> str | None:
+    """None when a 4xx/5xx body is `{"error": {"code", "message", "details"?}}`."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return f"not JSON: {body[:100]!r}"
+    if not isinstance(data, dict) or set(data) != {"error"} or not isinstance(data["error"], dict):
+        return f"not an error object: {data!r:.200}"
+    error = data["error"]
+    if not ({"code", "message"} <= set(error) <= {"code", "message", "details"}):
+        return f"error keys {sorted(error)}"
+    if not isinstance(error["code"], str) or not isinstance(error["message"], str):
+        return "code and message must be strings"
+    return None
+
+
+def integrity_check_sql(table: str) -> str:
+    """FTS5's integrity-check command for `table` (a name read from sqlite_master)."""
+    quoted = '"' + table.replace('"', '""') + '"'
+    return f"INSERT INTO {quoted}({quoted}) VALUES('integrity-check')"
+
+
+FTS_TABLES = ["conversation_units_fts", "vault_notes_fts"]
+
+
+async def fts_integrity(db: Database) -> list[str]:
+    """Run FTS5's integrity-check on every FTS table; returns the tables checked (a
+    corrupt index raises)."""
+    tables = [r["name"] for r in (await db.prepare(FTS_TABLES_SQL).all()).results]
+    for table in tables:
+        await db.prepare(integrity_check_sql(table)).run()
+    return tables

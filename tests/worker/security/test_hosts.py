@@ -1,0 +1,71 @@
+"""Host allow-list for local serve (DNS rebinding), and what binding an address means."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from local.server import settings_for_bind
+from shared.errors import ConfigError
+from tests.worker.security.conftest import configure
+from worker.config import OwnerAuth, Runtime, Settings
+from worker.security.hosts import LOOPBACK_HOSTS, host_name
+
+
+@pytest.mark.parametrize(("header", "name"), [
+    ("localhost:8787", "localhost"), ("127.0.0.1", "127.0.0.1"), ("[::1]:8787", "::1"),
+    ("LOCALHOST", "localhost"), ("::1", "::1"), ("", ""),
+])
+def test_host_name(header: str, name: str) -> None:
+    assert host_name(header) == name
+
+
+@pytest.mark.parametrize("host", ["localhost:8787", "127.0.0.1:8787", "[::1]:8787"])
+async def test_loopback_names_are_served(client: httpx.AsyncClient, runtime: Runtime,
+                                         host: str) -> None:
+    configure(runtime, allowed_hosts=LOOPBACK_HOSTS)
+    response = await client.get("/api/conversations", headers={"host": host})
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("host", ["rebind.attacker.test", "rebind.attacker.test:8787",
+                                  "127.0.0.1.nip.io", "localhost.evil.test", ""])
+async def test_other_hosts_are_421(client: httpx.AsyncClient, runtime: Runtime,
+                                   host: str) -> None:
+    configure(runtime, allowed_hosts=LOOPBACK_HOSTS)
+    for method, path in (("GET", "/api/conversations"), ("GET", "/"), ("GET", "/status"),
+                         ("POST", "/vault/sync")):
+        response = await client.request(method, path, headers={"host": host})
+        assert response.status_code == 421, (method, path)
+        assert response.json()["error"]["code"] == "unknown_host"
+        assert "ALLOWED_HOSTS" in response.json()["error"]["message"]
+
+
+async def test_a_configured_name_is_served(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    configure(runtime, allowed_hosts=(*LOOPBACK_HOSTS, "mallory.lan"))
+    assert (await client.get("/status", headers={"host": "mallory.lan:8787"})).status_code == 200
+
+
+def test_loopback_bind_is_local_owner_with_loopback_hosts() -> None:
+    for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        settings = settings_for_bind(Settings(), host)
+        assert settings.owner_auth is OwnerAuth.LOCAL_OWNER
+        assert settings.allowed_hosts == LOOPBACK_HOSTS
+
+
+def test_other_binds_need_an_owner_token_or_access() -> None:
+    for host in ("0.0.0.0", "::", "192.168.1.20"):
+        with pytest.raises(ConfigError, match="OWNER_TOKEN"):
+            settings_for_bind(Settings(), host)
+    settings = settings_for_bind(Settings(owner_token="o"), "192.168.1.20")
+    assert settings.owner_auth is OwnerAuth.OWNER_TOKEN and not settings.local_owner
+    assert settings.allowed_hosts == (*LOOPBACK_HOSTS, "192.168.1.20")
+    wildcard = settings_for_bind(Settings(owner_token="o"), "0.0.0.0")
+    assert wildcard.allowed_hosts == LOOPBACK_HOSTS  # names come from ALLOWED_HOSTS
+    named = settings_for_bind(Settings(owner_token="o", allowed_hosts=("box.lan",)), "0.0.0.0")
+    assert named.allowed_hosts == ("box.lan",)
+
+
+def test_an_owner_token_is_required_even_on_loopback_once_set() -> None:
+    settings = settings_for_bind(Settings(owner_token="o"), "127.0.0.1")
+    assert settings.owner_auth is OwnerAuth.OWNER_TOKEN

@@ -1,0 +1,109 @@
+"""No internal details in responses; no credentials in logs (issue 16, item 4)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import replace
+
+import httpx
+import pytest
+import respx
+
+from local.sqlite_db import SqliteDatabase
+from tests.conftest import note, sync
+from worker.config import Runtime
+from worker.security.redact import RedactingFilter, install_log_redaction, redact
+
+BASE = "https://mallory:hunter2-password@llm.internal.example/v1"
+SECRET_BODY = '{"error": "bad key sk-live-abcdef for org acme-internal at 10.0.0.7"}'
+
+
+@pytest.fixture
+def openai(runtime: Runtime):
+    runtime.settings = replace(runtime.settings, model_provider="openai", openai_base_url=BASE,
+                               openai_api_key="sk-live-abcdef", openai_model="m")
+    with respx.mock(assert_all_called=False) as mock:
+        yield mock
+
+
+def leaks(text: str) -> list[str]:
+    return [s for s in ("hunter2", "sk-live", "acme-internal", "10.0.0.7", "llm.internal")
+            if s in text]
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 429, 500, 503])
+async def test_provider_error_bodies_are_not_relayed(client: httpx.AsyncClient, openai,
+                                                     status: int) -> None:
+    openai.post(f"{BASE}/chat/completions").mock(
+        return_value=httpx.Response(status, text=SECRET_BODY))
+    response = await client.post("/api/chat", json={"content": "hello"})
+    assert response.status_code == 502
+    error = response.json()["error"]
+    assert error["code"] == "model_unavailable"
+    assert f"HTTP {status}" in error["message"]
+    assert leaks(response.text) == []
+
+
+async def test_an_unreachable_provider_names_no_url(client: httpx.AsyncClient, openai,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    openai.post(f"{BASE}/chat/completions").mock(
+        side_effect=httpx.ConnectError(f"cannot connect to {BASE}"))
+    with caplog.at_level(logging.ERROR):
+        install_log_redaction()  # caplog's handler is new: filter it as the app would
+        caplog.handler.addFilter(RedactingFilter())
+        response = await client.post("/api/chat", json={"content": "hello"})
+    assert response.status_code == 502
+    assert response.json()["error"]["code"] == "model_unreachable"
+    assert "OPENAI_BASE_URL" in response.json()["error"]["message"]
+    assert leaks(response.text) == []
+    logged = caplog.text
+    assert "unreachable" in logged and "hunter2" not in logged and "mallory:***@" in logged
+
+
+async def test_recall_errors_are_codes(client: httpx.AsyncClient, db: SqliteDatabase) -> None:
+    await sync(client, note("a.md", "sourdough starter feeding"))
+    await db.prepare("DROP TABLE vault_notes_vocab").run()
+    body = (await client.post("/api/chat", json={"content": "sourdough starter?"})).json()
+    assert body["recall"]["error"] == "recall_failed"
+
+
+async def test_unexpected_errors_say_nothing_of_their_cause(client: httpx.AsyncClient,
+                                                            db: SqliteDatabase) -> None:
+    await db.prepare("DROP TABLE conversations").run()
+    response = await client.get("/api/conversations")
+    assert response.status_code in (500, 503)
+    assert "conversations" not in response.json()["error"]["message"]
+    assert "no such table" not in response.text
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("could not reach https://bob:hunter2@llm.example/v1: refused", "hunter2"),
+    ("headers: Authorization: Bearer abc.DEF-123_x", "abc.DEF"),
+    ("retry with ?token=abc123&x=1", "abc123"),
+    ("OPENAI_API_KEY=sk-12345", "sk-12345"),
+    ('{"cf-access-client-secret": "s3cr3t-value"}', "s3cr3t-value"),
+    ("jwt eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl was refused", "eyJzdWIi"),
+    ("SYNC_TOKEN: abcdef", "abcdef"),
+    ("cookie: mallory_owner=0123abcd", "0123abcd"),
+])
+def test_redaction(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+def test_plain_words_survive_redaction() -> None:
+    text = "the owner's tokens of appreciation; https://example.com/path; Bearer of news"
+    assert redact(text).startswith("the owner's tokens of appreciation; https://example.com/path")
+
+
+def test_the_filter_redacts_arguments_and_tracebacks() -> None:
+    record = logging.LogRecord("mallory.test", logging.ERROR, __file__, 1,
+                               "failed at %s", ("https://u:pw-secret@host/x",), None)
+    try:
+        raise RuntimeError("Bearer sekrit-token-value")
+    except RuntimeError:
+        record.exc_info = sys.exc_info()
+    assert RedactingFilter().filter(record)
+    formatted = logging.Formatter().format(record)
+    assert "pw-secret" not in formatted and "sekrit-token-value" not in formatted
+    assert "failed at https://u:***@host/x" in formatted

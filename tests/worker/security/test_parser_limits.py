@@ -1,0 +1,134 @@
+"""Parser limits (issue 16, item 3): hostile JSON and cursors are 400s with codes."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from local.sqlite_db import SqliteDatabase
+from shared.errors import BadRequest
+from shared.jsonlimits import _STRING, JsonLimits, _hop_strings, loads_bounded
+from tests.conftest import auth
+from worker.cursors import parse_conversation_cursor
+
+JSON = {"content-type": "application/json"}
+HOSTILE = [
+    (b"[" * 5_000 + b"]" * 5_000, "json_too_deep"),
+    (b'{"content": ' + b"[" * 5_000, "json_too_deep"),
+    (b'{"content": "x", "context": ' + b'{"a":' * 40 + b"1" + b"}" * 40 + b"}", "json_too_deep"),
+    (b'{"content": ' + b"9" * 5_000 + b"}", "number_too_large"),
+    (b'{"content": "x", "context": -' + b"1" * 100 + b"}", "number_too_large"),
+    (b'{"content": "x", "context": 0.' + b"5" * 100 + b"}", "number_too_large"),
+]
+
+
+@pytest.mark.parametrize(("body", "code"), HOSTILE)
+async def test_hostile_chat_bodies(client: httpx.AsyncClient, db: SqliteDatabase,
+                                   body: bytes, code: str) -> None:
+    response = await client.post("/api/chat", content=body, headers=JSON)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert (await db.prepare("SELECT count(*) AS n FROM messages").first())["n"] == 0
+
+
+@pytest.mark.parametrize(("body", "code"), HOSTILE)
+async def test_hostile_sync_bodies(client: httpx.AsyncClient, body: bytes, code: str) -> None:
+    response = await client.post("/vault/sync", content=body, headers={**JSON, **auth()})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+
+
+@pytest.mark.parametrize("body", [b"NaN", b"[Infinity]", b"[-Infinity]", b"[1e400]",
+                                  b'{"a": 1e99999}'])
+def test_non_finite_numbers_are_refused(body: bytes) -> None:
+    with pytest.raises(BadRequest):
+        loads_bounded(body, "chat")
+
+
+def test_brackets_and_digits_inside_strings_do_not_count() -> None:
+    text = '{"a": "' + "[" * 100 + "9" * 100 + '\\"]]]"}'
+    assert loads_bounded(text.encode(), "chat") == {"a": "[" * 100 + "9" * 100 + '"]]]'}
+
+
+def test_depth_limit_is_exact() -> None:
+    limits = JsonLimits(max_depth=3)
+    assert loads_bounded(b"[[[1]]]", "x", limits) == [[[1]]]
+    with pytest.raises(BadRequest) as info:
+        loads_bounded(b"[[[[1]]]]", "x", limits)
+    assert info.value.code == "json_too_deep"
+    assert loads_bounded(b"[[[1]],[[2]],[[3]]]", "x", limits)  # siblings do not add up
+
+
+def test_string_limit() -> None:
+    limits = JsonLimits(max_string_bytes=10)
+    assert loads_bounded(b'["12345678"]', "x", limits) == ["12345678"]
+    with pytest.raises(BadRequest) as info:
+        loads_bounded(b'["123456789"]', "x", limits)
+    assert info.value.code == "string_too_long"
+
+
+def test_an_unterminated_string_is_a_quick_400() -> None:
+    with pytest.raises(BadRequest, match="not valid JSON"):
+        loads_bounded(b'{"a": "' + b"\\\\x" * 200_000, "chat")
+
+
+@pytest.mark.parametrize("cursor", [
+    "\u00b21.x",             # '²'.isdigit() is True; int('²') raises (a 500 in the probe)
+    "\u0661\u0662.x",        # Arabic-Indic digits
+    "99999999999999999999.x",  # beyond 2^53 (a 503 in the probe)
+    "9007199254740992.x",    # 2^53 exactly: one past the largest safe integer
+    "12", "12.", ".x", "1 2.x", "+12.x", "-12.x", "1_000.x", "12.x y", "12.x\n",
+    "12." + "a" * 101, "12.x/../y",
+])
+async def test_bad_conversation_cursors_are_400(client: httpx.AsyncClient, cursor: str) -> None:
+    with pytest.raises(BadRequest):
+        parse_conversation_cursor(cursor)
+    response = await client.get("/api/conversations", params={"before": cursor})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "bad_cursor"
+
+
+def test_good_cursor() -> None:
+    assert parse_conversation_cursor("9007199254740991.ab-12_c") == (2**53 - 1, "ab-12_c")
+
+
+@pytest.mark.parametrize("value", ["\u0661", "\uff11\uff12", "1_0", " 7", "7\n", "9" * 5_000,
+                                   "0x10", "1e3"])
+async def test_integer_parameters_are_ascii_digits_only(client: httpx.AsyncClient,
+                                                        value: str) -> None:
+    for path in ("/api/conversations", "/api/conversations/c1/messages"):
+        response = await client.get(path, params={"limit": value})
+        assert response.status_code == 400, (path, value)
+        assert len(response.json()["error"]["message"]) < 200
+    response = await client.get("/api/conversations/c1/messages", params={"before": value})
+    assert response.status_code == 400
+
+
+json_like = st.recursive(
+    st.text(alphabet='"\\a[1{', max_size=10) | st.integers(),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(alphabet='"\\a', max_size=4),
+                                                        c, max_size=3))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=200) | st.text(alphabet='"\\ab[]{}01', max_size=80).map(str.encode)
+       | json_like.map(lambda v: json.dumps(v).encode()))
+def test_quote_hopping_empties_strings_exactly_as_the_regex(body: bytes) -> None:
+    """The fast path for sparse quotes must agree with the regex byte for byte."""
+    skeleton, longest = _hop_strings(body)
+    assert skeleton == _STRING.sub(b'""', body)
+    assert longest == max((m.end() - m.start() for m in _STRING.finditer(body)), default=0)
+
+
+@pytest.mark.parametrize("body", [
+    b'{"a": "' + b"x" * 10_000 + b'", "b": [' + b"[" * 40 + b"]" * 40 + b"]}",  # sparse
+    b'[' + b'"",' * 40 + b"[" * 40 + b"]" * 40 + b"]",                           # dense
+])
+def test_both_paths_find_the_same_depth(body: bytes) -> None:
+    with pytest.raises(BadRequest) as info:
+        loads_bounded(body, "x")
+    assert info.value.code == "json_too_deep"

@@ -1,0 +1,120 @@
+"""Rate limits on chat and search: 429 with Retry-After, counted by a token bucket locally
+(fake clock here) or by the Workers Rate Limiting binding at the edge."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+from local.server import WithRuntime
+from shared.errors import TooManyRequests
+from tests.conftest import BASE_URL
+from tests.worker.security.conftest import WithEnv
+from worker.app import create_app
+from worker.config import Runtime, Settings
+from worker.security.ratelimit import EDGE_PERIOD_S, TokenBuckets, enforce
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 50.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+async def limited(runtime: Runtime, fake_clock: FakeClock) -> AsyncIterator[httpx.AsyncClient]:
+    runtime.settings = replace(runtime.settings, chat_per_minute=3, search_per_minute=6)
+    app = WithRuntime(create_app(clock=fake_clock), runtime)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE_URL,
+                                 headers={"origin": BASE_URL}) as client:
+        yield client
+
+
+def test_bucket_allows_a_minutes_worth_then_refills(fake_clock: FakeClock) -> None:
+    buckets = TokenBuckets(fake_clock)
+    assert [buckets.take("k", 6) for _ in range(6)] == [None] * 6
+    assert buckets.take("k", 6) == pytest.approx(10.0)  # 6/min: one token per 10 s
+    fake_clock.now += 5
+    assert buckets.take("k", 6) == pytest.approx(5.0)
+    fake_clock.now += 5
+    assert buckets.take("k", 6) is None
+    assert buckets.take("other", 6) is None  # keys are independent
+    fake_clock.now += 3600
+    assert [buckets.take("k", 6) for _ in range(7)].count(None) == 6  # capped at capacity
+
+
+async def test_chat_over_the_limit_is_429_with_retry_after(limited: httpx.AsyncClient,
+                                                           fake_clock: FakeClock, db) -> None:
+    for i in range(3):
+        assert (await limited.post("/api/chat", json={"content": f"hi {i}"})).status_code == 200
+    refused = await limited.post("/api/chat", json={"content": "one more"})
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert refused.headers["retry-after"] == "20"  # 3/min: one chat per 20 s
+    assert (await db.prepare("SELECT count(*) AS n FROM messages").first())["n"] == 6
+    # Other routes are not limited by the chat limit.
+    assert (await limited.get("/api/conversations")).status_code == 200
+    fake_clock.now += 20
+    assert (await limited.post("/api/chat", json={"content": "later"})).status_code == 200
+
+
+async def test_search_has_its_own_limit(limited: httpx.AsyncClient,
+                                        fake_clock: FakeClock) -> None:
+    codes = [(await limited.get("/api/search", params={"q": "x"})).status_code
+             for _ in range(7)]
+    assert codes == [200] * 6 + [429]
+    assert (await limited.post("/api/chat", json={"content": "hi"})).status_code == 200
+
+
+class FakeRateLimiter:
+    """The Workers Rate Limiting binding's documented shape: limit({key}) → {success}."""
+
+    def __init__(self, allow: int) -> None:
+        self.allow, self.keys = allow, []
+
+    async def limit(self, options: dict) -> dict:
+        self.keys.append(options["key"])
+        return {"success": len(self.keys) <= self.allow}
+
+
+async def test_the_edge_binding_decides_when_present(fake_clock: FakeClock) -> None:
+    binding = FakeRateLimiter(allow=2)
+    env = SimpleNamespace(CHAT_RATE_LIMITER=binding)
+    buckets = TokenBuckets(fake_clock)
+    settings = Settings(chat_per_minute=1)  # the local bucket would refuse the second
+    await enforce("chat", "access:owner@example.com", settings, env, buckets)
+    await enforce("chat", "access:owner@example.com", settings, env, buckets)
+    with pytest.raises(TooManyRequests) as info:
+        await enforce("chat", "access:owner@example.com", settings, env, buckets)
+    assert info.value.headers == {"retry-after": str(EDGE_PERIOD_S)}
+    assert binding.keys == ["chat:access:owner@example.com"] * 3
+
+
+async def test_a_failing_binding_lets_the_owner_through(fake_clock: FakeClock) -> None:
+    class Broken:
+        async def limit(self, options: dict) -> dict:
+            raise RuntimeError("binding unavailable")
+
+    await enforce("chat", "owner", Settings(), SimpleNamespace(CHAT_RATE_LIMITER=Broken()),
+                  TokenBuckets(fake_clock))
+
+
+async def test_the_binding_through_the_app() -> None:
+    env = SimpleNamespace(OWNER_TOKEN="o", SEARCH_RATE_LIMITER=FakeRateLimiter(allow=0))
+    app = WithEnv(create_app(), env)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url=BASE_URL) as client:
+        response = await client.get("/api/search", params={"q": "x"},
+                                    headers={"authorization": "Bearer o"})
+    assert response.status_code == 429 and response.headers["retry-after"] == "60"

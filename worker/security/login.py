@@ -1,0 +1,44 @@
+"""Owner-token sign-in for the web client (`mallory serve` on a non-loopback address).
+
+A browser cannot add an Authorization header to its own page loads, so `/login.html`
+posts OWNER_TOKEN here once; the answer sets an HttpOnly, SameSite=Strict cookie holding
+a MAC of the token (worker.security.owner.cookie_value) and sends the browser to `/`.
+Scripts send `Authorization: Bearer <OWNER_TOKEN>` instead and never need this.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse
+from starlette.routing import Route
+
+from shared.errors import NotFound
+from worker.config import OwnerAuth
+from worker.http import read_body, settings_of
+from worker.security.owner import OWNER_COOKIE, cookie_value, token_matches
+from worker.security.routes import LOGIN_PATH
+
+MAX_LOGIN_BODY_BYTES = 4_096
+COOKIE_MAX_AGE_S = 30 * 86_400
+LOGIN_PAGE = "/login.html"
+
+
+async def login(request: Request) -> RedirectResponse:
+    settings = settings_of(request.scope)
+    if settings.owner_auth is not OwnerAuth.OWNER_TOKEN:
+        raise NotFound("sign-in is only for owner-token mode (OWNER_TOKEN set, Access not)",
+                       code="login_not_enabled")
+    body = await read_body(request, MAX_LOGIN_BODY_BYTES)
+    offered = parse_qs(body.decode("utf-8", "replace")).get("token", [""])[0].strip()
+    if not offered or not token_matches(offered, settings.owner_token):
+        return RedirectResponse(f"{LOGIN_PAGE}#wrong-token", status_code=303)
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(OWNER_COOKIE, cookie_value(settings.owner_token),
+                        max_age=COOKIE_MAX_AGE_S, path="/", httponly=True, samesite="strict",
+                        secure=request.url.scheme == "https")
+    return response
+
+
+routes = [Route(LOGIN_PATH, login, methods=["POST"])]

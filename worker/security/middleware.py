@@ -1,0 +1,80 @@
+"""The ASGI middleware around the app: every request passes here before routing.
+
+Order: canonical path (the router sees what the entry prechecked) → Host allow-list →
+by route class: owner authentication, CSRF and rate limits for owner routes, same-origin
+form posts for the login; hub routes keep their SYNC_TOKEN check in the handlers (and in
+the entry, before the body is read). Security headers go on every response, errors too.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from starlette.datastructures import Headers
+
+from shared.errors import MalloryError
+from worker.config import Settings
+from worker.http import error_response, settings_of
+from worker.security import csrf, ratelimit
+from worker.security.access import JWKS, JwksCache
+from worker.security.headers import NO_STORE, SECURITY_HEADERS, adding_headers
+from worker.security.hosts import check_host
+from worker.security.owner import authenticate_owner
+from worker.security.paths import normalise_path
+from worker.security.routes import STATE_CHANGING, RouteClass, classify
+
+
+def _raw_path(scope: dict[str, Any]) -> str:
+    raw = scope.get("raw_path")
+    return raw.split(b"?", 1)[0].decode("latin-1") if raw else scope.get("path", "/")
+
+
+class SecurityMiddleware:
+    def __init__(self, app: Any, *, jwks: JwksCache = JWKS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.app, self.jwks = app, jwks
+        self.buckets = ratelimit.TokenBuckets(clock)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        send = adding_headers(send, SECURITY_HEADERS)
+        try:
+            path = normalise_path(_raw_path(scope))
+            scope = {**scope, "path": path, "raw_path": path.encode()}
+            route = classify(scope["method"], path)
+            if route is RouteClass.OWNER:
+                send = adding_headers(send, NO_STORE)
+            await self._check(scope, route)
+        except MalloryError as exc:
+            await error_response(exc)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def _check(self, scope: dict[str, Any], route: RouteClass) -> None:
+        headers, method = Headers(scope=scope), scope["method"].upper()
+        settings = settings_of(scope)
+        check_host(headers, settings.allowed_hosts)
+        if route is RouteClass.OWNER:
+            identity = await authenticate_owner(headers, settings, self.jwks)
+            if method in STATE_CHANGING:
+                csrf.check_same_origin(headers, self._origin(scope, headers))
+                csrf.check_media_type(method, headers)
+            await self._limit(scope, method, identity, settings)
+        elif route is RouteClass.LOGIN and method in STATE_CHANGING:
+            csrf.check_same_origin(headers, self._origin(scope, headers))
+            csrf.check_media_type(method, headers, csrf.FORM)
+            await self._limit(scope, method, "login", settings)
+
+    async def _limit(self, scope: dict[str, Any], method: str, identity: str,
+                     settings: Settings) -> None:
+        name = ratelimit.LIMITED_ROUTES.get((method, scope["path"]))
+        if name is not None:
+            await ratelimit.enforce(name, identity, settings, scope.get("env"), self.buckets)
+
+    @staticmethod
+    def _origin(scope: dict[str, Any], headers: Headers) -> str:
+        return csrf.origin_of(scope.get("scheme", "http"), headers.get("host", ""))
