@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from local.migrate import MIGRATIONS_DIR, MigrationError, migrate
-from local.server import local_app, local_settings, settings_for_bind
+from local.server import local_app, local_runtime, local_settings, settings_for_bind
 from local.sqlite_db import SqliteDatabase
 from shared.errors import ConfigError
 from worker.config import OwnerAuth
@@ -69,7 +69,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if applied:
         print(f"applied {len(applied)} migration(s) to {args.db}")
     settings = settings_for_bind(local_settings(), args.host)
-    app = local_app(db, settings)
+    runtime = local_runtime(db, settings)
+    app = local_app(db, settings, runtime=runtime)
     url = f"http://{args.host}:{args.port}"
     if args.sync_vault:
         if not settings.sync_tokens:

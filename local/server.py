@@ -9,11 +9,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from local.semantic.wiring import SerialScheduler, local_semantics
 from local.sqlite_db import SqliteDatabase
 from shared.errors import ConfigError
 from worker.app import create_app
 from worker.config import OwnerAuth, Runtime, Settings
 from worker.security.hosts import LOOPBACK_HOSTS
+from worker.semantic.scheduling import schedule_indexing
+from worker.semantic.units import VECTOR_CORPORA
 
 DEV_VARS = Path(".dev.vars")
 
@@ -32,10 +35,13 @@ def read_dev_vars(path: Path = DEV_VARS) -> dict[str, str]:
     return values
 
 
-def local_settings(overrides: Mapping[str, str] | None = None) -> Settings:
+def local_env(overrides: Mapping[str, str] | None = None) -> dict[str, str]:
     """Environment variables win over `.dev.vars`, explicit overrides over both."""
-    env: dict[str, Any] = {**read_dev_vars(), **os.environ, **(overrides or {})}
-    return Settings.from_mapping(env)
+    return {**read_dev_vars(), **os.environ, **(overrides or {})}
+
+
+def local_settings(overrides: Mapping[str, str] | None = None) -> Settings:
+    return Settings.from_mapping(local_env(overrides))
 
 
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
@@ -67,7 +73,8 @@ def settings_for_bind(settings: Settings, host: str) -> Settings:
 
 
 class WithRuntime:
-    """ASGI middleware that puts the Runtime where the Workers adapter puts `env`."""
+    """ASGI middleware that puts the Runtime where the Workers adapter puts `env`; at
+    lifespan start-up it starts indexing whatever vectors are pending."""
 
     def __init__(self, app: Any, runtime: Runtime) -> None:
         self.app, self.runtime = app, runtime
@@ -75,8 +82,29 @@ class WithRuntime:
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] in ("http", "websocket"):
             scope = {**scope, "env": self.runtime}
+        elif scope["type"] == "lifespan":
+            receive = self._on_startup(receive)
         await self.app(scope, receive, send)
 
+    def _on_startup(self, receive: Any) -> Any:
+        async def wrapped() -> Any:
+            message = await receive()
+            if message.get("type") == "lifespan.startup":
+                schedule_indexing(self.runtime, [c.name for c in VECTOR_CORPORA])
+            return message
 
-def local_app(db: SqliteDatabase, settings: Settings, serve_static: bool = True) -> WithRuntime:
-    return WithRuntime(create_app(serve_static=serve_static), Runtime(db=db, settings=settings))
+        return wrapped
+
+
+def local_runtime(db: SqliteDatabase, settings: Settings,
+                  env: Mapping[str, str] | None = None) -> Runtime:
+    """The Runtime of `mallory serve`: semantic recall when an embedder is set up."""
+    semantics = local_semantics(db, env if env is not None else local_env())
+    return Runtime(db=db, settings=settings, semantics=semantics,
+                   schedule=SerialScheduler() if semantics else None)
+
+
+def local_app(db: SqliteDatabase, settings: Settings, serve_static: bool = True,
+              runtime: Runtime | None = None) -> WithRuntime:
+    return WithRuntime(create_app(serve_static=serve_static),
+                       runtime or Runtime(db=db, settings=settings))

@@ -19,6 +19,8 @@ class Candidate:
     kind: Kind
     id: str  # a note's path, a message's id
     group: str  # hits are de-duplicated per group: the note, or the conversation
+    # The retrieval unit (a note, a conversation unit): the key that lexical and vector
+    # lists are fused on.
     relevance: float  # in [0, 1]: the share of the query's BM25 ceiling (shared.ranking)
     boost: float  # recency multiplier, >= 1
     timestamp_ms: int
@@ -39,7 +41,17 @@ class Candidate:
     # Every stored item this unit holds (a conversation unit: its question and its reply),
     # the primary `id` first.
     covers: tuple[str, ...] = ()
+    unit: str = ""
+    cosine: float | None = None  # similarity of the query's embedding (semantic recall)
+    lexical_rank: int | None = None  # 1-based rank in the lexical list, if in it
+    vector_rank: int | None = None  # 1-based rank in the vector list, if in it
+    fused: float | None = None  # reciprocal-rank fusion of the lists (shared.fusion)
+    rerank: float | None = None  # a cross-encoder's score, when one reranked the list
 
     @property
     def score(self) -> float:
-        return self.relevance * self.boost
+        """What lists are ordered by: the reranker's, else the fused, else the lexical
+        relevance, times recency."""
+        base = self.rerank if self.rerank is not None else (
+            self.fused if self.fused is not None else self.relevance)
+        return base * self.boost

@@ -10,16 +10,19 @@ value it got (worker/settings_reader.py), never a secret's value.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from shared.protocol import DEFAULT_SYNC_INTERVAL_S
 from worker.db import Database
+from worker.recall.modes import RetrievalMode
+from worker.semantic.semantics import Semantics, from_bindings
 from worker.settings_reader import AccessConfig, Reader
 
 MODEL_PROVIDERS = ("offline", "openai", "workers-ai")
+RETRIEVAL_MODES = ("lexical", "hybrid", "adaptive", "quality")
 DEFAULT_MODEL_TIMEOUT_S = 60.0
 MAX_MODEL_TIMEOUT_S = 600.0
 MAX_SYNC_INTERVAL_S = 7 * 86_400
@@ -63,6 +66,9 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     chat_per_minute: int = DEFAULT_CHAT_PER_MINUTE
     search_per_minute: int = DEFAULT_SEARCH_PER_MINUTE
+    # RETRIEVAL_MODE; "" means the default: adaptive when an embedder is set up (Workers AI
+    # bound at the edge, the optional local stack locally), else lexical.
+    retrieval_mode: str = ""
 
     @property
     def owner_auth(self) -> OwnerAuth:
@@ -95,6 +101,7 @@ class Settings:
             search_per_minute=read.whole("RATE_LIMIT_SEARCH_PER_MINUTE",
                                          DEFAULT_SEARCH_PER_MINUTE, "requests", 1,
                                          MAX_PER_MINUTE),
+            retrieval_mode=read.choice("RETRIEVAL_MODE", "", ("", *RETRIEVAL_MODES)),
         )
 
 
@@ -108,14 +115,36 @@ class Runtime:
     settings: Settings = field(default_factory=Settings)
     ai: Any = None  # the Workers AI binding, in production
     clock: Callable[[], int] = wall_clock_ms
+    semantics: Semantics | None = None  # embedder + vector index (+ reranker), if set up
+    # Runs vector indexing after a write without holding up the answer: waitUntil at the
+    # edge, a background task locally. None: index inline (tests, benchmarks).
+    schedule: Callable[[Coroutine[Any, Any, Any]], None] | None = None
+    # Index note units in the sync request itself (the edge: Workers AI is quick and the
+    # hub waits); locally the background task does it, the embedder being slow on a CPU.
+    index_notes_inline: bool = False
 
     def now_ms(self) -> int:
         return self.clock()
+
+    @property
+    def mode(self) -> RetrievalMode:
+        if self.settings.retrieval_mode:
+            return RetrievalMode(self.settings.retrieval_mode)
+        return RetrievalMode.ADAPTIVE if self.semantics else RetrievalMode.LEXICAL
 
     @classmethod
     def from_env(cls, env: Any) -> Runtime:
         """The Runtime of one Worker request, from its `env` (bindings, vars, secrets)."""
         from worker.db.binding import D1Database
 
+        ai = getattr(env, "AI", None)
         return cls(db=D1Database(getattr(env, "DB", None)), settings=Settings.from_mapping(env),
-                   ai=getattr(env, "AI", None))
+                   ai=ai, semantics=from_bindings(ai, getattr(env, "VECTORS", None)),
+                   schedule=_wait_until, index_notes_inline=True)
+
+
+def _wait_until(work: Coroutine[Any, Any, Any]) -> None:
+    """Hand work to the Workers runtime's waitUntil (it outlives the response)."""
+    from workers import wait_until  # type: ignore[import-not-found]
+
+    wait_until(work)

@@ -17,6 +17,7 @@ from shared.sources import guard_citations
 from worker.config import Runtime
 from worker.providers import Prompt, provider_for
 from worker.recall.automatic import automatic_recall
+from worker.semantic.scheduling import schedule_indexing
 from worker.store import chats
 from worker.views import message_json, source
 
@@ -38,7 +39,8 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
                                               new_conversation=not request.conversation_id)
 
     recall = await automatic_recall(db, request.content, now, message_id=user_message.id,
-                                    conversation_id=conversation_id)
+                                    conversation_id=conversation_id,
+                                    semantics=runtime.semantics, mode=runtime.mode)
     sources = [source(i) for i in recall.injected]
     prompt = Prompt(recall_block=recall.block, sources=sources, user_text=request.content,
                     history=[{"role": m.role, "content": m.content} for m in reversed(history)])
@@ -48,7 +50,9 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
         raise UpstreamError("the model returned an empty answer; try again")
     assistant = await chats.append_message(db, conversation_id, "assistant", answer,
                                            max(runtime.now_ms(), now + 1), sources=cited)
+    schedule_indexing(runtime, ("messages",))
     return {"conversation_id": conversation_id,
             "user_message": message_json(user_message),
             "assistant_message": message_json(assistant),
-            "recall": {"injected": len(recall.injected), "error": recall.error}}
+            "recall": {"injected": len(recall.injected), "error": recall.error,
+                       "mode": recall.mode.value, "fallback": recall.fallback}}

@@ -101,7 +101,8 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
 def search_json(result: ExplicitResult, now_ms: int) -> dict[str, Any]:
     marks = highlighter(result.searched_terms)
     return {"query": result.query.text, "terms": [t.fts for t in result.query.terms],
-            "corrections": dict(result.corrections),
+            "corrections": dict(result.corrections), "mode": result.mode.value,
+            "fallback": result.fallback,
             "hits": [search_hit(h, marks, now_ms).model_dump() for h in result.hits]}
 
 

@@ -17,8 +17,9 @@ from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
 from shared.recall_policy import AUTOMATIC, RecallPolicy, select
 from shared.snippets import snip
 from worker.db import Database
-from worker.recall import lexical
 from worker.recall.filters import Filters
+from worker.recall.modes import RetrievalMode, retrieve
+from worker.semantic.semantics import Semantics
 from worker.store import chats
 
 log = logging.getLogger("mallory.recall")
@@ -29,17 +30,22 @@ class Recall:
     block: str = ""
     injected: list[Injected] = field(default_factory=list)
     error: str | None = None  # a diagnostic code: query_too_long, recall_failed
+    mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
+    fallback: str | None = None  # why it stepped down from the mode asked for
 
 
 @dataclass(frozen=True)
 class Gated:
     query: SearchQuery  # as searched
     hits: list[Candidate]
+    mode: RetrievalMode = RetrievalMode.LEXICAL
+    fallback: str | None = None
 
 
 async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str, ...] = (),
                 conversation_id: str | None = None, text_is_stored: bool = False,
-                policy: RecallPolicy = AUTOMATIC) -> Gated:
+                policy: RecallPolicy = AUTOMATIC, semantics: Semantics | None = None,
+                mode: RetrievalMode = RetrievalMode.LEXICAL) -> Gated:
     """What automatic recall would inject for `text` (no hits when none is reliable).
     `text_is_stored`: the text is already a stored message (the chat path)."""
     query = build_query(text, Mode.AUTOMATIC)
@@ -47,9 +53,9 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
                       conversation_id=conversation_id,
                       exclude_recent_turns=policy.exclude_recent_turns,
                       query_text_is_indexed=text_is_stored)
-    found = await lexical.retrieve(db, query, filters, now_ms)
+    found = await retrieve(db, semantics, query, filters, now_ms, mode)
     hits = select(with_terms(found.candidates, found.query.terms), policy)
-    return Gated(query=found.query, hits=hits)
+    return Gated(query=found.query, hits=hits, mode=found.mode, fallback=found.fallback)
 
 
 async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:
@@ -63,10 +69,12 @@ async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:
 
 
 async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: str,
-                           conversation_id: str) -> Recall:
+                           conversation_id: str, semantics: Semantics | None = None,
+                           mode: RetrievalMode = RetrievalMode.LEXICAL) -> Recall:
     try:
         found = await gated(db, text, now_ms, exclude_ids=(message_id,),
-                            conversation_id=conversation_id, text_is_stored=True)
+                            conversation_id=conversation_id, text_is_stored=True,
+                            semantics=semantics, mode=mode)
     except QueryTooLong:
         log.info("no recall for message %s: the text is over the query length", message_id)
         return Recall(error=QueryTooLong.code)
@@ -79,4 +87,4 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
     except Exception:  # the replies are a bonus: recall what we have
         log.exception("could not load replies for recalled messages")
     block, injected = build_recall_block(snip(hits, found.query.terms, EXCERPT_CHARS))
-    return Recall(block=block, injected=injected)
+    return Recall(block=block, injected=injected, mode=found.mode, fallback=found.fallback)

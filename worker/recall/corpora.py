@@ -122,6 +122,7 @@ def _note(row: Row, s: Scoring) -> Candidate:
         kind="note", id=path, group=s.group, relevance=s.relevance, boost=s.boost,
         timestamp_ms=s.timestamp_ms, label=shorten(str(row["title"]), MAX_LABEL_CHARS),
         href=note_href(vault, path), text=str(row["text"] or ""), vault=vault, covers=(path,),
+        unit=f"{vault}/{path}",
         fields=(("title", str(row["title"])), ("file name", str(row["name"])),
                 ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
                 ("properties", str(row["properties"]))))
@@ -144,7 +145,7 @@ def _unit(row: Row, s: Scoring) -> Candidate:
         conversation_id=str(row["conversation_id"]), role="assistant" if on_answer else "user",
         reply=None if on_answer else (answer or None),
         asked=(question or None) if on_answer else None,
-        covers=(focus, str(other)) if other else (focus,))
+        covers=(focus, str(other)) if other else (focus,), unit=str(row["id"]))
 
 
 def _note_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:

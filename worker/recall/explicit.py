@@ -10,8 +10,9 @@ from shared.matching import with_terms
 from shared.query import Mode, SearchQuery, Term, build_query
 from shared.recall_policy import EXPLICIT, RecallPolicy, select
 from worker.db import Database
-from worker.recall import lexical
 from worker.recall.filters import Filters, SourceFilter
+from worker.recall.modes import RetrievalMode, retrieve
+from worker.semantic.semantics import Semantics
 
 
 @dataclass(frozen=True)
@@ -19,15 +20,19 @@ class ExplicitResult:
     query: SearchQuery  # as typed
     hits: list[Candidate] = field(default_factory=list)
     searched_terms: tuple[Term, ...] = ()  # as searched: with spelling corrections
+    mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
+    fallback: str | None = None  # why it stepped down from the mode asked for
     corrections: Mapping[str, str] = field(default_factory=dict)
 
 
 async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter = "all",
-                 limit: int = EXPLICIT.max_hits, policy: RecallPolicy = EXPLICIT
-                 ) -> ExplicitResult:
+                 limit: int = EXPLICIT.max_hits, policy: RecallPolicy = EXPLICIT,
+                 vault: str | None = None, semantics: Semantics | None = None,
+                 mode: RetrievalMode = RetrievalMode.LEXICAL) -> ExplicitResult:
     query = build_query(text, Mode.EXPLICIT)
-    found = await lexical.retrieve(db, query, Filters(source=source, limit=limit), now_ms)
-    hits = select(found.candidates, policy, limit)
-    hits = with_terms(hits, found.query.terms)
+    filters = Filters(source=source, vault=vault, limit=limit)
+    found = await retrieve(db, semantics, query, filters, now_ms, mode)
+    hits = with_terms(select(found.candidates, policy, limit), found.query.terms)
     return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
-                          corrections=found.corrections)
+                          corrections=found.corrections, mode=found.mode,
+                          fallback=found.fallback)

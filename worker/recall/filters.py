@@ -12,6 +12,7 @@ SOURCES: tuple[SourceFilter, ...] = ("all", "notes", "messages")
 @dataclass(frozen=True)
 class Filters:
     source: SourceFilter = "all"
+    vault: str | None = None  # notes of this vault only (None: every vault)
     limit: int = 10  # hits wanted per corpus (before grouping and the gate)
     exclude_message_ids: tuple[str, ...] = ()
     conversation_id: str | None = None

@@ -24,7 +24,8 @@ async def search(request: Request) -> JSONResponse:
         raise BadRequest(f"source must be one of {', '.join(SOURCES)}, got {source[:40]!r}")
     limit = int_param(request, "limit", EXPLICIT.max_hits, 1, EXPLICIT_MAX_LIMIT)
     now = rt.now_ms()
-    result = await explicit_search(rt.db, q, now, source=source, limit=limit)  # type: ignore[arg-type]
+    result = await explicit_search(rt.db, q, now, source=source, limit=limit,  # type: ignore[arg-type]
+                                   semantics=rt.semantics, mode=rt.mode)
     return json_ok(search_json(result, now))
 
 

@@ -11,6 +11,7 @@ from shared.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
 from shared.schemas import parse_sync_batch
 from worker.auth import check_sync_auth
 from worker.http import int_param, json_ok, read_body, runtime
+from worker.semantic.scheduling import index_now, schedule_indexing
 from worker.store import notes
 from worker.views import manifest_json
 
@@ -20,6 +21,10 @@ async def sync(request: Request) -> JSONResponse:
     check_sync_auth(request.headers, rt.settings.sync_tokens)  # before the body is read
     batch = parse_sync_batch(await read_body(request, MAX_SYNC_BODY_BYTES))
     result = await notes.apply_batch(rt.db, batch, rt.now_ms())
+    if rt.index_notes_inline:
+        await index_now(rt, ["notes"])
+    else:
+        schedule_indexing(rt, ["notes"])
     return json_ok(result.model_dump())
 
 

@@ -67,7 +67,8 @@ async def test_hits_carry_only_documented_fields(client: httpx.AsyncClient,
     await chats.create_conversation(db, "kyoto", NOW_MS, "c1")
     await chats.append_message(db, "c1", "user", "Book the Kyoto ryokan", NOW_MS, message_id="m1")
     body = (await client.get("/api/search", params={"q": "kyoto"})).json()
-    assert set(body) == {"query", "terms", "corrections", "hits"}
+    assert set(body) == {"query", "terms", "corrections", "mode", "fallback", "hits"}
+    assert (body["mode"], body["fallback"]) == ("lexical", None)
     assert body["hits"]
     for hit in body["hits"]:
         assert set(hit) == set(SearchHit.model_fields)

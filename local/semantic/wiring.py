@@ -1,0 +1,66 @@
+"""The local Runtime's semantic side: the offline MiniLM embedder and the SQLite vector
+index beside the database, when the optional stack is installed; or any
+OpenAI-compatible embeddings endpoint (EMBEDDINGS_BASE_URL, EMBEDDINGS_MODEL,
+EMBEDDINGS_DIMENSIONS, EMBEDDINGS_API_KEY) with the same local index."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+from collections.abc import Coroutine, Mapping
+from typing import Any
+
+from local.sqlite_db import SqliteDatabase
+from worker.semantic.semantics import Semantics
+
+log = logging.getLogger("mallory.semantic")
+STACK = ("numpy", "onnxruntime", "tokenizers")
+
+
+def stack_installed() -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in STACK)
+
+
+def local_semantics(db: SqliteDatabase, env: Mapping[str, str]) -> Semantics | None:
+    """None when nothing is set up: recall is then lexical, and /status says why."""
+    if env.get("EMBEDDINGS_BASE_URL"):
+        from local.semantic.vectors import SqliteVectorIndex
+        from worker.semantic.openai_embed import OpenAIEmbedder
+
+        dims = int(env.get("EMBEDDINGS_DIMENSIONS") or 0)
+        embedder = OpenAIEmbedder(env["EMBEDDINGS_BASE_URL"], env.get("EMBEDDINGS_MODEL", ""),
+                                  dims, api_key=env.get("EMBEDDINGS_API_KEY", ""))
+        return Semantics(embedder, SqliteVectorIndex.beside(db, dims), source="openai")
+    if not stack_installed():
+        log.info("no local embedder installed: recall is lexical "
+                 "(install it with: uv sync --group embed)")
+        return None
+    from local.semantic.embedder import LocalEmbedder
+    from local.semantic.vectors import SqliteVectorIndex
+
+    embedder = LocalEmbedder()
+    return Semantics(embedder, SqliteVectorIndex.beside(db, embedder.dimensions), source="local")
+
+
+class SerialScheduler:
+    """Runtime.schedule for local serve: indexing runs as background tasks of the server's
+    event loop, one at a time (the embedder is CPU-bound; two runs would only fight)."""
+
+    def __init__(self) -> None:
+        self._lock: asyncio.Lock | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def __call__(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self._serially(work))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _serially(self, work: Coroutine[Any, Any, Any]) -> None:
+        self._lock = self._lock or asyncio.Lock()
+        async with self._lock:
+            await work
+
+    async def drain(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

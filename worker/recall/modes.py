@@ -1,0 +1,151 @@
+"""Retrieval modes (seed 000's semantics), chosen by RETRIEVAL_MODE:
+
+    lexical   FTS5 only; never loads a model
+    hybrid    lexical and vector lists fused by reciprocal rank (shared.fusion)
+    adaptive  hybrid, except that an exact title, alias or identifier match keeps the
+              lexical order (the strong lexical signal), and an uncertain list — low top-2
+              margin, little lexical/vector agreement, or a question — is reranked
+    quality   hybrid, always reranked (a pool of at most RERANK_POOL candidates)
+
+Fallback: when the embedder or the index fails or misses its time budget, the mode steps
+down to lexical; when the reranker does, to the fused list. The result says which mode ran
+and why it stepped down (a code), and chat never fails because of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from shared.candidate import Candidate
+from shared.fusion import fuse
+from shared.query import SearchQuery
+from shared.text import fold
+from worker.db import Database
+from worker.recall import lexical, vector
+from worker.recall.filters import Filters
+from worker.semantic.ports import SemanticError
+from worker.semantic.semantics import Semantics
+
+log = logging.getLogger("mallory.recall")
+
+
+class RetrievalMode(StrEnum):
+    LEXICAL = "lexical"
+    HYBRID = "hybrid"
+    ADAPTIVE = "adaptive"
+    QUALITY = "quality"
+
+
+MODES = tuple(m.value for m in RetrievalMode)
+# The embedding call plus the vector query (they run beside the D1 batch, not after it).
+# Workers AI answers bge-small in ~50-150 ms and Vectorize in ~30-80 ms; beyond this, the
+# owner waits for nothing better than lexical recall.
+SEMANTIC_BUDGET_S = 0.3
+RERANK_BUDGET_S = 0.3
+RERANK_POOL = 40
+# Adaptive escalation (seed 000): rerank when the fused top two are this close (as a share
+# of the best fused score), or the lexical and vector top fives share this little.
+MIN_TOP2_MARGIN = 0.08
+MIN_TOP5_OVERLAP = 0.40
+QUESTION_WORDS = frozenset({"who", "what", "when", "where", "why", "how", "which",
+                            "compare", "explain"})
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    query: SearchQuery  # as searched (spelling corrections applied)
+    candidates: list[Candidate] = field(default_factory=list)
+    corrections: dict[str, str] = field(default_factory=dict)
+    mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that actually ran
+    fallback: str | None = None  # why it stepped down, as a code
+
+
+def _exact_identity(query: SearchQuery, candidates: Sequence[Candidate]) -> bool:
+    """The query is a title, file name or alias of the best lexical hit, or a single
+    identifier (`pg:pull`, `snake_case`) that hit matches."""
+    if not candidates:
+        return False
+    best = max(candidates, key=lambda c: c.relevance * c.boost)
+    wanted = " ".join(fold(w) for w in query.text.split()).strip(" ?!.")
+    names = {fold(v).strip() for name, value in best.fields
+             if name in ("title", "file name", "aliases") for v in value.split("\n")}
+    if wanted and wanted in names:
+        return True
+    return len(query.terms) == 1 and len(query.terms[0].tokens) > 1 and bool(best.terms
+                                                                              or best.relevance)
+
+
+def _uncertain(query: SearchQuery, fused: Sequence[Candidate]) -> bool:
+    ordered = sorted(fused, key=lambda c: -(c.fused or 0.0))
+    if len(ordered) >= 2 and ordered[0].fused:
+        margin = (ordered[0].fused - (ordered[1].fused or 0.0)) / ordered[0].fused
+        if margin < MIN_TOP2_MARGIN:
+            return True
+    lex = {c.unit for c in ordered if c.lexical_rank and c.lexical_rank <= 5}
+    vec = {c.unit for c in ordered if c.vector_rank and c.vector_rank <= 5}
+    if lex and vec and len(lex & vec) / len(lex | vec) < MIN_TOP5_OVERLAP:
+        return True
+    words = query.text.lower().split()
+    return bool(words) and words[0].strip("¿?,.") in QUESTION_WORDS
+
+
+async def _semantic(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
+                    now_ms: int) -> list[Candidate]:
+    return await asyncio.wait_for(vector.retrieve(db, sem, query, filters, now_ms),
+                                  SEMANTIC_BUDGET_S)
+
+
+async def _rerank(sem: Semantics, query: SearchQuery, fused: list[Candidate]
+                  ) -> list[Candidate]:
+    assert sem.reranker is not None
+    pool = sorted(fused, key=lambda c: -c.score)[:RERANK_POOL]
+    scores = await asyncio.wait_for(
+        sem.reranker.rerank(query.text, [c.text[:2_000] for c in pool]), RERANK_BUDGET_S)
+    return [replace(c, rerank=s) for c, s in zip(pool, scores, strict=True)]
+
+
+def _code(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
+        return "semantic_timeout"
+    return exc.code if isinstance(exc, SemanticError) else "semantic_failed"
+
+
+async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filters: Filters,
+                   now_ms: int, mode: RetrievalMode) -> Retrieved:
+    if mode is RetrievalMode.LEXICAL or sem is None or query.is_empty:
+        found = await lexical.retrieve(db, query, filters, now_ms)
+        fallback = None if mode is RetrievalMode.LEXICAL or query.is_empty else "no_embedder"
+        return Retrieved(found.query, found.candidates, dict(found.corrections),
+                         RetrievalMode.LEXICAL, fallback)
+    lex_result, semantic = await asyncio.gather(
+        lexical.retrieve(db, query, filters, now_ms),
+        _semantic(db, sem, query, filters, now_ms), return_exceptions=True)
+    if isinstance(lex_result, BaseException):
+        raise lex_result
+    if isinstance(semantic, BaseException):
+        log.warning("semantic recall stepped down to lexical: %s", _code(semantic))
+        return Retrieved(lex_result.query, lex_result.candidates,
+                         dict(lex_result.corrections), RetrievalMode.LEXICAL, _code(semantic))
+    fused = fuse(lex_result.candidates, semantic)
+    done = Retrieved(lex_result.query, fused, dict(lex_result.corrections), mode)
+    if mode is RetrievalMode.HYBRID:
+        return done
+    if mode is RetrievalMode.ADAPTIVE:
+        if _exact_identity(query, lex_result.candidates):
+            # The strong lexical signal: keep the lexical order, vector-only units after.
+            return replace(done, candidates=[replace(c, fused=None) if c.lexical_rank else c
+                                             for c in fused])
+        if not _uncertain(query, fused):
+            return done
+    if sem.reranker is None:
+        return replace(done, fallback="no_reranker") if mode is RetrievalMode.QUALITY \
+            else done
+    try:
+        return replace(done, candidates=await _rerank(sem, query, fused))
+    except (SemanticError, TimeoutError) as exc:
+        log.warning("reranking skipped: %s", _code(exc))
+        return replace(done, fallback="reranker_failed")

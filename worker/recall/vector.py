@@ -1,0 +1,64 @@
+"""The vector retriever: the query's embedding against the vector index, hits resolved
+through D1 (`vector_units`) back to live units, as candidates with their cosine.
+
+Resolving through D1 is what makes deletes safe: a vector that lingers in the index after
+its note or message is gone resolves to nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import replace
+
+from shared.candidate import Candidate
+from shared.query import SearchQuery
+from shared.ranking import recency_boost
+from worker.db import Database
+from worker.recall.corpora import BY_NAME as LEXICAL
+from worker.recall.corpora import Scoring
+from worker.recall.filters import Filters
+from worker.semantic.ports import VectorFilter, VectorMatch
+from worker.semantic.semantics import Semantics
+from worker.semantic.units import VECTOR_CORPORA, VectorCorpus
+
+# Vector hits per corpus: Vectorize returns at most 20 with metadata and 100 without; we
+# resolve ids through D1, so 40 (the seed design's candidate pool) needs no metadata.
+VECTOR_TOP_K = 40
+
+
+async def _query(sem: Semantics, vector: Sequence[float], corpus: VectorCorpus,
+                 filters: Filters) -> list[VectorMatch]:
+    wanted = VectorFilter(kind=corpus.kind, vault=filters.vault if corpus.kind == "note"
+                          else None)
+    return await sem.index.query(vector, VECTOR_TOP_K, wanted)
+
+
+async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
+                   now_ms: int, query_vector: Sequence[float] | None = None
+                   ) -> list[Candidate]:
+    """Vector candidates for the query's text (all corpora the filters want)."""
+    corpora = [c for c in VECTOR_CORPORA if filters.wants(c.name)]
+    if not corpora or not query.text:
+        return []
+    if query_vector is None:
+        [query_vector] = await sem.embedder.embed([query.text], "query")
+    found = await asyncio.gather(*(_query(sem, query_vector, c, filters) for c in corpora))
+    scores = {m.id: float(m.score) for matches in found for m in matches}
+    if not scores:
+        return []
+    model = sem.embedder.model
+    statements = [db.prepare(c.resolve_sql).bind(*c.resolve_params(
+        [m.id for m in matches], model, filters)) for c, matches in zip(corpora, found,
+                                                                        strict=True)]
+    results = await db.batch(statements)
+    candidates = []
+    for corpus, result in zip(corpora, results, strict=True):
+        record = LEXICAL[corpus.name]
+        for row in result.results:
+            ts = int(row[record.timestamp_column])
+            cand = record.to_candidate(row, Scoring(0.0, recency_boost(ts, now_ms), ts,
+                                                    str(row[record.group_column]),
+                                                    query.terms))
+            candidates.append(replace(cand, cosine=scores.get(str(row["vector_id"]), 0.0)))
+    return candidates

@@ -1,0 +1,42 @@
+"""Starting vector indexing after a write, without making the owner wait for it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from worker.semantic.indexer import index_pending
+from worker.semantic.units import BY_NAME
+
+if TYPE_CHECKING:
+    from worker.config import Runtime
+
+log = logging.getLogger("mallory.semantic")
+
+
+# Runs of index_pending per call; at the edge waitUntil ends 30 s after the response.
+MAX_RUNS = 20
+
+
+async def index_now(runtime: Runtime, corpora: Sequence[str], max_runs: int = MAX_RUNS
+                    ) -> None:
+    """Index what is pending in these corpora; failures are logged, never raised (the
+    next write or run picks the work up again)."""
+    if runtime.semantics is None:
+        return
+    try:
+        for _ in range(max_runs):
+            run = await index_pending(runtime.db, runtime.semantics, runtime.now_ms(),
+                                      [BY_NAME[c] for c in corpora])
+            if not run.more:
+                return
+    except Exception:
+        log.exception("vector indexing failed; it resumes on the next write")
+
+
+def schedule_indexing(runtime: Runtime, corpora: Sequence[str]) -> None:
+    """waitUntil at the edge, the local background task locally; nothing without an
+    embedder."""
+    if runtime.semantics is not None and runtime.schedule is not None:
+        runtime.schedule(index_now(runtime, corpora))
