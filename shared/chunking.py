@@ -5,6 +5,9 @@ are about one idea (a 17 KB note scored a fact in its 37th section at relevance 
 when ranked whole), long enough to hold a paragraph with its context. Text is cut at
 paragraph boundaries, then at line and sentence ends, then at spaces; consecutive parts
 overlap by about OVERLAP_CHARS so a fact that straddles a cut is whole in one of them.
+
+`split_spans` works on offsets, so the hub can send a note's sections as spans of the
+body it already sends; `split_text` gives the parts themselves.
 """
 
 from __future__ import annotations
@@ -18,46 +21,60 @@ MIN_UNIT_CHARS = 200
 
 _BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n"), re.compile(r"(?<=[.!?])\s+"),
            re.compile(r"\s+"))
+_SPACE = re.compile(r"\s")
 
 
-def _cut(text: str, limit: int) -> int:
-    """Where to end the first part of `text`: the last break of the strongest kind that
+def _cut(text: str, start: int, limit: int) -> int:
+    """Where the part starting at `start` ends: the last break of the strongest kind that
     leaves a part of at least half the limit, else a hard cut at the limit."""
-    window = text[:limit + 1]
+    window_end = start + limit
     for pattern in _BREAKS:
-        ends = [m.start() for m in pattern.finditer(window) if m.start() >= limit // 2]
+        ends = [m.start() for m in pattern.finditer(text, start + limit // 2, window_end + 1)]
         if ends:
             return ends[-1]
-    return limit
+    return window_end
 
 
-def _overlap_start(part: str) -> int:
-    """Where the overlap carried into the next part begins: a word start within the last
-    OVERLAP_CHARS of `part`."""
-    if len(part) <= OVERLAP_CHARS:
-        return len(part)
-    start = len(part) - OVERLAP_CHARS
-    space = part.find(" ", start)
-    return space + 1 if 0 <= space < len(part) - 1 else start
+def _overlap_start(text: str, start: int, end: int) -> int:
+    """Where the next part begins so that it repeats about OVERLAP_CHARS of this one: a
+    word start near `end - OVERLAP_CHARS` (no overlap for short parts)."""
+    if end - start <= 2 * OVERLAP_CHARS:
+        return end
+    at = end - OVERLAP_CHARS
+    space = _SPACE.search(text, at, end)
+    return space.end() if space else at
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def split_spans(text: str, start: int = 0, end: int | None = None,
+                limit: int = MAX_UNIT_CHARS) -> list[tuple[int, int]]:
+    """[start, end) spans of `text[start:end]`, each at most `limit` characters and not
+    blank, in order; consecutive spans overlap. A tiny tail joins the span before it
+    when that stays within the limit."""
+    start, end = _strip(text, start, len(text) if end is None else end)
+    spans: list[tuple[int, int]] = []
+    while end - start > limit:
+        cut = _cut(text, start, limit)
+        s, e = _strip(text, start, cut)
+        if e > s:
+            spans.append((s, e))
+        nxt = _overlap_start(text, s, e) if e > s else cut
+        start, _ = _strip(text, max(nxt, start + 1), end)
+    if end > start:
+        if spans and end - start < MIN_UNIT_CHARS and end - spans[-1][0] <= limit:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return spans
 
 
 def split_text(text: str, limit: int = MAX_UNIT_CHARS) -> list[str]:
-    """`text` in parts of at most `limit` characters (plus nothing: the overlap is taken
-    from inside the limit). Empty or blank text gives no parts."""
-    text = text.strip()
-    if not text:
-        return []
-    parts: list[str] = []
-    rest = text
-    while len(rest) > limit:
-        end = _cut(rest, limit)
-        part = rest[:end].rstrip()
-        parts.append(part)
-        carry = part[_overlap_start(part):] if len(part) > OVERLAP_CHARS * 2 else ""
-        rest = (carry + " " + rest[end:].lstrip()).strip() if carry else rest[end:].lstrip()
-    if rest:
-        if parts and len(rest) < MIN_UNIT_CHARS and len(parts[-1]) + len(rest) + 1 <= limit:
-            parts[-1] = parts[-1] + "\n" + rest
-        else:
-            parts.append(rest)
-    return parts
+    """`text` in parts of at most `limit` characters; blank text gives no parts."""
+    return [text[s:e] for s, e in split_spans(text, limit=limit)]

@@ -14,6 +14,10 @@ MAX_PATH_CHARS = 1_024
 MAX_TAGS = 200
 MAX_ALIASES = 100
 MAX_PROPERTIES_CHARS = 8_000
+# Sections of a note (hub/sections.py): a heading as linked, and how many sections a note
+# may have (a 1 MB body cut into ~1,350-character parts makes about 750).
+MAX_HEADING_CHARS = 200
+MAX_SECTIONS = 1_000
 
 # One sync request. Each upsert costs at most 3 statements in the D1 batch (upsert, clear
 # tombstone, record), each delete 2, so 250 items stay far below 1,000 queries.

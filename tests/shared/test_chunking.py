@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.chunking import MAX_UNIT_CHARS, MIN_UNIT_CHARS, OVERLAP_CHARS, split_text
+from shared.chunking import MAX_UNIT_CHARS, MIN_UNIT_CHARS, OVERLAP_CHARS, split_spans, split_text
 
 
 def paragraphs(n: int, size: int) -> str:
@@ -54,3 +54,21 @@ def test_every_word_survives_and_parts_respect_the_limit(text: str) -> None:
     for word in text.split()[:50]:
         if len(word) <= MAX_UNIT_CHARS // 2:
             assert word in joined or any(word[:20] in p for p in parts)
+
+
+@given(st.text(alphabet=st.sampled_from("ab \n.x"), min_size=0, max_size=8_000))
+def test_spans_cover_every_non_blank_character_in_order(text: str) -> None:
+    spans = split_spans(text)
+    covered = set()
+    for s, e in spans:
+        assert 0 <= s < e <= len(text) and e - s <= MAX_UNIT_CHARS
+        assert not text[s].isspace() and not text[e - 1].isspace()
+        covered.update(range(s, e))
+    assert all(i in covered for i, c in enumerate(text) if not c.isspace())
+    assert [s for s, _ in spans] == sorted(s for s, _ in spans)
+
+
+def test_spans_of_a_slice_stay_inside_it() -> None:
+    text = "head\n\n" + "word " * 800 + "\n\ntail"
+    spans = split_spans(text, 6, len(text) - 6)
+    assert spans[0][0] >= 6 and spans[-1][1] <= len(text) - 6
