@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from shared.dialogue import dialogue_act
 from shared.errors import MalloryError, QueryTooLong, UpstreamError
 from shared.query import Mode, build_query
 from shared.wire import Source
@@ -68,9 +69,10 @@ class OfflineResponder:
 
 
 def _nothing_to_look_up(text: str) -> bool:
-    """Small talk: no word in it that recall would search for ("hi, how are you?")."""
+    """Small talk: nothing recall would search for ("hi, how are you?"), or a social
+    message that asks nothing of memory ("thanks, the soup was great")."""
     try:
-        return build_query(text, Mode.AUTOMATIC).is_empty
+        return build_query(text, Mode.AUTOMATIC).is_empty or dialogue_act(text) != "request"
     except QueryTooLong:
         return False
 

@@ -55,4 +55,5 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
             "user_message": message_json(user_message),
             "assistant_message": message_json(assistant),
             "recall": {"injected": len(recall.injected), "error": recall.error,
-                       "mode": recall.mode.value, "fallback": recall.fallback}}
+                       "mode": recall.mode.value, "fallback": recall.fallback,
+                       "skipped": recall.skipped}}

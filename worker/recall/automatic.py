@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass, field, replace
 
 from shared.candidate import Candidate
+from shared.dialogue import dialogue_act
 from shared.errors import QueryTooLong
 from shared.matching import with_terms
 from shared.query import Mode, SearchQuery, build_query
@@ -32,6 +33,7 @@ class Recall:
     error: str | None = None  # a diagnostic code: query_too_long, recall_failed
     mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
     fallback: str | None = None  # why it stepped down from the mode asked for
+    skipped: str | None = None  # "social" or "meta": the message asks nothing of memory
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Gated:
     hits: list[Candidate]
     mode: RetrievalMode = RetrievalMode.LEXICAL
     fallback: str | None = None
+    skipped: str | None = None  # the dialogue act, when recall was skipped for it
 
 
 async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str, ...] = (),
@@ -49,6 +52,9 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
     """What automatic recall would inject for `text` (no hits when none is reliable).
     `text_is_stored`: the text is already a stored message (the chat path)."""
     query = build_query(text, Mode.AUTOMATIC)
+    act = dialogue_act(query.text)
+    if act != "request":
+        return Gated(query=query, hits=[], mode=mode, skipped=act)
     filters = Filters(limit=policy.candidates, exclude_message_ids=exclude_ids,
                       conversation_id=conversation_id,
                       exclude_recent_turns=policy.exclude_recent_turns,
@@ -87,4 +93,5 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
     except Exception:  # the replies are a bonus: recall what we have
         log.exception("could not load replies for recalled messages")
     block, injected = build_recall_block(snip(hits, found.query.terms, EXCERPT_CHARS))
-    return Recall(block=block, injected=injected, mode=found.mode, fallback=found.fallback)
+    return Recall(block=block, injected=injected, mode=found.mode, fallback=found.fallback,
+                  skipped=found.skipped)
