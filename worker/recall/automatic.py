@@ -19,7 +19,7 @@ from shared.recall_policy import AUTOMATIC, RecallPolicy, select
 from shared.snippets import snip
 from worker.db import Database
 from worker.recall.filters import Filters
-from worker.recall.modes import RetrievalMode, retrieve
+from worker.recall.modes import RetrievalMode, Retrieved, retrieve
 from worker.semantic.semantics import Semantics
 from worker.store import chats
 
@@ -45,22 +45,38 @@ class Gated:
     skipped: str | None = None  # the dialogue act, when recall was skipped for it
 
 
-async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str, ...] = (),
-                conversation_id: str | None = None, text_is_stored: bool = False,
-                policy: RecallPolicy = AUTOMATIC, semantics: Semantics | None = None,
-                mode: RetrievalMode = RetrievalMode.LEXICAL) -> Gated:
-    """What automatic recall would inject for `text` (no hits when none is reliable).
+async def candidates(db: Database, text: str, now_ms: int, *,
+                     exclude_ids: tuple[str, ...] = (), conversation_id: str | None = None,
+                     text_is_stored: bool = False, policy: RecallPolicy = AUTOMATIC,
+                     semantics: Semantics | None = None,
+                     mode: RetrievalMode = RetrievalMode.LEXICAL) -> tuple[Retrieved, str]:
+    """Everything automatic recall retrieved for `text`, before the gate, with the
+    message's dialogue act (nothing is retrieved for a social or meta message).
     `text_is_stored`: the text is already a stored message (the chat path)."""
     query = build_query(text, Mode.AUTOMATIC)
     act = dialogue_act(query.text)
     if act != "request":
-        return Gated(query=query, hits=[], mode=mode, skipped=act)
+        return Retrieved(query=query, mode=mode), act
     filters = Filters(limit=policy.candidates, exclude_message_ids=exclude_ids,
                       conversation_id=conversation_id,
                       exclude_recent_turns=policy.exclude_recent_turns,
                       query_text_is_indexed=text_is_stored)
     found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    hits = select(with_terms(found.candidates, found.query.terms), policy)
+    return replace(found, candidates=with_terms(found.candidates, found.query.terms)), act
+
+
+async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str, ...] = (),
+                conversation_id: str | None = None, text_is_stored: bool = False,
+                policy: RecallPolicy = AUTOMATIC, semantics: Semantics | None = None,
+                mode: RetrievalMode = RetrievalMode.LEXICAL) -> Gated:
+    """What automatic recall would inject for `text` (no hits when none is reliable)."""
+    found, act = await candidates(db, text, now_ms, exclude_ids=exclude_ids,
+                                  conversation_id=conversation_id,
+                                  text_is_stored=text_is_stored, policy=policy,
+                                  semantics=semantics, mode=mode)
+    if act != "request":
+        return Gated(query=found.query, hits=[], mode=mode, skipped=act)
+    hits = select(found.candidates, policy)
     return Gated(query=found.query, hits=hits, mode=found.mode, fallback=found.fallback)
 
 

@@ -15,7 +15,14 @@ from worker.recall.corpora import CORPORA, Corpus, Scoring
 from worker.recall.filters import Filters
 from worker.recall.plan import hits_key, plan
 from worker.recall.run import Rows, run
-from worker.recall.stats import Stats, ceilings, collect, known_stems, without_query_message
+from worker.recall.stats import (
+    Stats,
+    ceilings,
+    collect,
+    known_stems,
+    term_idfs,
+    without_query_message,
+)
 
 
 @dataclass(frozen=True)
@@ -23,6 +30,8 @@ class LexicalResult:
     query: SearchQuery  # as searched: with spelling corrections applied
     candidates: list[Candidate] = field(default_factory=list)
     corrections: Mapping[str, str] = field(default_factory=dict)  # typed word → index term
+    # corpus → query term (FTS form) → IDF, for the query as searched
+    idf: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
 
 async def _search(db: Database, query: SearchQuery, filters: Filters,
@@ -65,13 +74,13 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     first = score(query, rows, stats, corpora, now_ms)
     found = typo.suspects(query, known_stems(stats))
     if not found.words:
-        return LexicalResult(query, first)
+        return LexicalResult(query, first, idf=term_idfs(query, stats))
     corrected, fixes = await typo.correct(db, query, found, list(stats))
     if not fixes:
-        return LexicalResult(query, first)
+        return LexicalResult(query, first, idf=term_idfs(query, stats))
     strict = {(c.kind, c.id) for c in first}
     as_typed = ceilings(query, stats)
     rows, stats = await _search(db, corrected, filters, corpora)
     candidates = [c if (c.kind, c.id) in strict else replace(c, fuzzy=True)
                   for c in score(corrected, rows, stats, corpora, now_ms, as_typed)]
-    return LexicalResult(corrected, candidates, fixes)
+    return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, stats))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -62,6 +62,7 @@ class Retrieved:
     corrections: dict[str, str] = field(default_factory=dict)
     mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that actually ran
     fallback: str | None = None  # why it stepped down, as a code
+    idf: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # see LexicalResult
 
 
 def _exact_identity(query: SearchQuery, candidates: Sequence[Candidate]) -> bool:
@@ -120,7 +121,7 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
         found = await lexical.retrieve(db, query, filters, now_ms)
         fallback = None if mode is RetrievalMode.LEXICAL or query.is_empty else "no_embedder"
         return Retrieved(found.query, found.candidates, dict(found.corrections),
-                         RetrievalMode.LEXICAL, fallback)
+                         RetrievalMode.LEXICAL, fallback, found.idf)
     lex_result, semantic = await asyncio.gather(
         lexical.retrieve(db, query, filters, now_ms),
         _semantic(db, sem, query, filters, now_ms), return_exceptions=True)
@@ -129,9 +130,11 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
     if isinstance(semantic, BaseException):
         log.warning("semantic recall stepped down to lexical: %s", _code(semantic))
         return Retrieved(lex_result.query, lex_result.candidates,
-                         dict(lex_result.corrections), RetrievalMode.LEXICAL, _code(semantic))
+                         dict(lex_result.corrections), RetrievalMode.LEXICAL, _code(semantic),
+                         lex_result.idf)
     fused = fuse(lex_result.candidates, semantic)
-    done = Retrieved(lex_result.query, fused, dict(lex_result.corrections), mode)
+    done = Retrieved(lex_result.query, fused, dict(lex_result.corrections), mode,
+                     idf=lex_result.idf)
     if mode is RetrievalMode.HYBRID:
         return done
     if mode is RetrievalMode.ADAPTIVE:

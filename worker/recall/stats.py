@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from shared.query import SearchQuery
-from shared.ranking import query_ceiling
+from shared.ranking import idf, query_ceiling, term_df
 from worker.recall.run import Rows
 
 
@@ -46,6 +46,13 @@ def without_query_message(stats: Stats) -> Stats:
 def ceilings(query: SearchQuery, stats: Stats) -> dict[str, float]:
     """Per corpus, the most this query can score there (shared.ranking.query_ceiling)."""
     return {name: query_ceiling(query.terms, s.df, s.docs) for name, s in stats.items()}
+
+
+def term_idfs(query: SearchQuery, stats: Stats) -> dict[str, dict[str, float]]:
+    """Per corpus, each query term's IDF (FTS5's formula, a phrase as its rarest token):
+    what the gate weighs a candidate's matched terms by."""
+    return {name: {t.fts: idf(s.docs, term_df(t, s.df)) for t in query.terms}
+            for name, s in stats.items()}
 
 
 def known_stems(stats: Stats) -> dict[str, int]:
