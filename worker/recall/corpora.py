@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from shared.candidate import Candidate, Kind
-from shared.sources import message_href, note_href, shorten
+from shared.sources import message_href, note_href, shorten, strip_citations
 from worker.db.port import Value
 from worker.recall.filters import Filters
 
@@ -60,30 +60,40 @@ def _weights(columns: Mapping[str, float]) -> str:
 
 
 def notes_search_sql(columns: Mapping[str, float]) -> str:
-    """?1 the MATCH expression, ?2 how many rows. The CTE ranks on the FTS index alone and
-    keeps ?2 rows; only those are joined to the content table. No snippet() here: it
-    re-runs the MATCH per row and tokenizes the whole column, which cost more than the
-    ranking itself (bench.latency); shared.snippets cuts snippets for the final hits."""
+    """?1 the MATCH expression, ?2 how many rows, ?3 a vault name or NULL for every vault.
+    The CTE ranks on the FTS index alone and keeps ?2 rows; only those are joined to the
+    content table. All vaults share one index, so one bm25() scale ranks them together;
+    the vault filter is applied before the LIMIT, so a vault's hits are never crowded out
+    by another's. No snippet() here: it re-runs the MATCH per row and tokenizes the whole
+    column, which cost more than the ranking itself (bench.latency); shared.snippets cuts
+    snippets for the final hits."""
     return f"""
 WITH ranked AS (
     SELECT rowid AS rid, bm25(vault_notes_fts, {_weights(columns)}) AS bm25
     FROM vault_notes_fts WHERE vault_notes_fts MATCH ?1
+      AND (?3 IS NULL OR rowid IN (
+            SELECT n.rid FROM vault_notes AS n JOIN vaults AS v ON v.vid = n.vid
+            WHERE v.name = ?3))
     ORDER BY bm25 LIMIT ?2
 )
-SELECT n.path, n.vault, n.title, n.name, n.aliases, n.tags, n.properties, n.note_date,
-       ranked.bm25, substr(n.body, 1, {TEXT_CHARS}) AS text
-FROM ranked JOIN vault_notes AS n ON n.rid = ranked.rid
+SELECT n.path, n.vid, v.name AS vault, n.title, n.name, n.aliases, n.tags, n.properties,
+       n.note_date, ranked.bm25, substr(n.body, 1, {TEXT_CHARS}) AS text
+FROM ranked
+JOIN vault_notes AS n ON n.rid = ranked.rid
+JOIN vaults AS v ON v.vid = n.vid
 ORDER BY ranked.bm25
 """
 
 
 def messages_search_sql(columns: Mapping[str, float]) -> str:
-    """?1 MATCH, ?2 rows; excluded: the ids in ?3 (a JSON array) and, in conversation ?4,
-    the last ?5 turns (already in the model's context)."""
+    """?1 MATCH, ?2 rows; excluded: withdrawn answers (they quoted a note since deleted or
+    changed; worker/store/citations.py), before the LIMIT, the ids in ?3 (a JSON array)
+    and, in conversation ?4, the last ?5 turns (already in the model's context)."""
     return f"""
 WITH ranked AS (
     SELECT rowid AS rid, bm25(messages_fts, {_weights(columns)}) AS bm25
     FROM messages_fts WHERE messages_fts MATCH ?1
+      AND rowid NOT IN (SELECT rid FROM messages WHERE withdrawn_at IS NOT NULL)
     ORDER BY bm25 LIMIT ?2
 )
 SELECT m.id, m.conversation_id, m.role, m.created_at, c.title AS conversation_title,
@@ -99,11 +109,11 @@ ORDER BY ranked.bm25
 
 
 def _note(row: Row, relevance: float, boost: float, timestamp_ms: int) -> Candidate:
-    path, vault = str(row["path"]), str(row["vault"])
+    path, vault, vid = str(row["path"]), str(row["vault"]), int(row["vid"])
     return Candidate(
-        kind="note", id=path, group=path, relevance=relevance, boost=boost,
+        kind="note", id=path, group=f"{vid}:{path}", relevance=relevance, boost=boost,
         timestamp_ms=timestamp_ms, label=shorten(str(row["title"]), MAX_LABEL_CHARS),
-        href=note_href(vault, path), text=str(row["text"] or ""), vault=vault,
+        href=note_href(vault, path), text=str(row["text"] or ""), vault=vault, vid=vid,
         fields=(("title", str(row["title"])), ("file name", str(row["name"])),
                 ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
                 ("properties", str(row["properties"]))))
@@ -111,16 +121,19 @@ def _note(row: Row, relevance: float, boost: float, timestamp_ms: int) -> Candid
 
 def _message(row: Row, relevance: float, boost: float, timestamp_ms: int) -> Candidate:
     role = "user" if row["role"] == "user" else "assistant"
+    text = str(row["text"] or "")
     return Candidate(
         kind="message", id=str(row["id"]), group=str(row["conversation_id"]),
         relevance=relevance, boost=boost, timestamp_ms=timestamp_ms,
         label=shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS),
-        href=message_href(str(row["id"])), text=str(row["text"] or ""),
+        href=message_href(str(row["id"])),
+        # A past answer's [n] markers numbered another turn's hits (shared.sources).
+        text=strip_citations(text) if role == "assistant" else text,
         conversation_id=str(row["conversation_id"]), role=role)
 
 
 def _note_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
-    return (match, rows)
+    return (match, rows, filters.vault)
 
 
 def _message_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:

@@ -23,10 +23,12 @@ class ExplicitResult:
 
 
 async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter = "all",
-                 limit: int = EXPLICIT.max_hits, policy: RecallPolicy = EXPLICIT
-                 ) -> ExplicitResult:
+                 limit: int = EXPLICIT.max_hits, policy: RecallPolicy = EXPLICIT,
+                 vault: str | None = None) -> ExplicitResult:
+    """`vault`: only that vault's notes (by name); every vault when None."""
     query = build_query(text, Mode.EXPLICIT)
-    found = await lexical.retrieve(db, query, Filters(source=source, limit=limit), now_ms)
+    found = await lexical.retrieve(db, query, Filters(source=source, limit=limit, vault=vault),
+                                   now_ms)
     hits = select(found.candidates, policy, limit)
     hits = with_terms(hits, found.query.terms)
     return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
