@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shared.schemas import NoteDelete, NoteUpsert
 from shared.withdrawal import still_quoted
@@ -80,6 +80,19 @@ WHERE id = ?1 AND withdrawn_at IS NULL AND EXISTS (
 """
 
 
+@dataclass
+class Withdrawal:
+    """Statements for the end of a sync batch; `withdrawing[i]`: statement i withdraws
+    answers (its changes count them), rather than moving citations along."""
+
+    statements: list[Statement] = field(default_factory=list)
+    withdrawing: list[bool] = field(default_factory=list)
+
+    def add(self, statement: Statement, withdrawing: bool) -> None:
+        self.statements.append(statement)
+        self.withdrawing.append(withdrawing)
+
+
 @dataclass(frozen=True)
 class Citation:
     vid: int
@@ -98,11 +111,10 @@ def record_statements(db: Database, message_id: str, cited: Sequence[Citation],
             db.prepare(WITHDRAW_IF_GONE_SQL).bind(message_id, now_ms, notes)]
 
 
-async def withdrawal_statements(db: Database, vid: int, upserts: Sequence[NoteUpsert],
-                                deletes: Sequence[NoteDelete], now_ms: int
-                                ) -> list[Statement]:
+async def withdrawal(db: Database, vid: int, upserts: Sequence[NoteUpsert],
+                     deletes: Sequence[NoteDelete], now_ms: int) -> Withdrawal:
     """Statements to run after a sync batch's writes (at most four)."""
-    statements: list[Statement] = []
+    out = Withdrawal()
     if upserts:
         by_path = {u.path: u for u in upserts}
         rows = (await db.prepare(CITED_SQL).bind(vid, json.dumps(sorted(by_path))).all()
@@ -111,13 +123,12 @@ async def withdrawal_statements(db: Database, vid: int, upserts: Sequence[NoteUp
                    for r in rows if not still_quoted(str(r["excerpt"]),
                                                      by_path[r["path"]].body)]
         if removed:
-            statements.append(db.prepare(WITHDRAW_EDITED_SQL).bind(
-                now_ms, json.dumps(removed), vid))
+            out.add(db.prepare(WITHDRAW_EDITED_SQL).bind(now_ms, json.dumps(removed), vid), True)
         if rows:
             cited_paths = sorted({str(r["path"]) for r in rows})
-            statements.append(db.prepare(REFRESH_CITED_SQL).bind(vid, json.dumps(cited_paths)))
+            out.add(db.prepare(REFRESH_CITED_SQL).bind(vid, json.dumps(cited_paths)), False)
     if deletes:
         gone = json.dumps([d.path for d in deletes])
-        statements += [db.prepare(WITHDRAW_DELETED_SQL).bind(now_ms, vid, gone),
-                       db.prepare(FOLLOW_MOVES_SQL).bind(vid, gone)]
-    return statements
+        out.add(db.prepare(WITHDRAW_DELETED_SQL).bind(now_ms, vid, gone), True)
+        out.add(db.prepare(FOLLOW_MOVES_SQL).bind(vid, gone), False)
+    return out

@@ -117,9 +117,8 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
         statements += _upsert(db, vid, seq, note, now_ms)
     for gone in batch.deletes:
         statements += _delete(db, vid, seq, gone)
-    withdraw = await citations.withdrawal_statements(db, vid, batch.upserts, batch.deletes,
-                                                     now_ms)
-    statements += withdraw
+    withdraw = await citations.withdrawal(db, vid, batch.upserts, batch.deletes, now_ms)
+    statements += withdraw.statements
     try:
         results = await db.batch(statements)
     except ConstraintError:
@@ -130,14 +129,15 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
             raise Conflict(f"batch_id {batch.batch_id} was already used by another vault; "
                            "nothing was applied") from None
         return SyncResult(batch_id=batch.batch_id, status="duplicate")
-    first = 2
+    first, last = 2, len(results) - len(withdraw.statements)
     upsert_results = results[first:first + 2 * len(batch.upserts):2]
-    delete_results = results[first + 2 * len(batch.upserts):len(results) - len(withdraw):2]
+    delete_results = results[first + 2 * len(batch.upserts):last:2]
     upserted = sum(1 for r in upsert_results if r.results)
+    withdrawn = sum(r.changes for r, counts in zip(results[last:], withdraw.withdrawing,
+                                                   strict=True) if counts)
     return SyncResult(batch_id=batch.batch_id, status="applied", upserted=upserted,
                       skipped_stale=len(batch.upserts) - upserted,
-                      deleted=sum(1 for r in delete_results if r.results),
-                      withdrawn=sum(r.changes for r in results[len(results) - len(withdraw):]))
+                      deleted=sum(1 for r in delete_results if r.results), withdrawn=withdrawn)
 
 
 async def manifest_page(db: Database, vid: int, after: str, limit: int) -> list[dict[str, Any]]:
