@@ -36,11 +36,11 @@ def write(folder: Path, name: str, sql: str) -> Path:
 
 async def test_applies_once_and_records_in_wranglers_table(tmp_path: Path) -> None:
     db = SqliteDatabase(tmp_path / "m.sqlite")
-    assert await migrate(db) == ["0001_initial.sql"]
+    assert await migrate(db) == ["0001_initial.sql", "0002_vaults.sql"]
     assert await migrate(db) == []
     rows = (await db.prepare("SELECT name FROM d1_migrations").all()).results
-    assert rows == [{"name": "0001_initial.sql"}]
-    assert {"vault_notes", "messages", "conversations"} <= tables(tmp_path / "m.sqlite")
+    assert rows == [{"name": "0001_initial.sql"}, {"name": "0002_vaults.sql"}]
+    assert {"vault_notes", "vaults", "messages", "conversations"} <= tables(tmp_path / "m.sqlite")
 
 
 async def test_failing_migration_leaves_database_unchanged(tmp_path: Path) -> None:
@@ -105,7 +105,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 def test_cli_migrate_twice(tmp_path: Path) -> None:
     first = run_cli("migrate", "--db", str(tmp_path / "x.sqlite"))
     assert first.returncode == 0, first.stderr
-    assert "applied 1 migration(s)" in first.stdout
+    assert "applied 2 migration(s)" in first.stdout
     second = run_cli("migrate", "--db", str(tmp_path / "x.sqlite"))
     assert second.returncode == 0 and "up to date" in second.stdout
 
