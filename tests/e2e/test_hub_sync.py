@@ -17,10 +17,12 @@ import pytest
 from hub.cli import run_watch
 from hub.client import AuthFailed, WorkerClient
 from hub.identity import read_vault_id
+from hub.reading import Page, read_page
 from hub.sync import Syncer
 from local.migrate import MIGRATIONS_DIR, migrate
 from local.sqlite_db import SqliteDatabase
 from local.thread_server import RunningServer, run_coroutine, running_server
+from shared.units import MS_PER_DAY
 from tests.conftest import ROOT
 from tests.e2e.hubs import APPLIED, Hook, vault_notes, worker_notes
 
@@ -261,3 +263,25 @@ def test_the_first_sync_after_0002_adopts_the_notes_pushed_before(tmp_path: Path
                         str(state), "--token", "t")
         assert again.stdout.startswith("sent 0, unchanged 2") and "reconciled" not in \
             again.stdout, again.stdout
+
+
+def test_an_item_the_worker_refuses_is_reported_and_the_rest_arrives(
+        server: RunningServer, vault: Path, tmp_path: Path) -> None:
+    """A hub whose clock runs two days fast for one file: the Worker refuses that item
+    (422 naming it and the field), the hub drops it and resends the rest of the batch."""
+    def fast_clock(root: Path, rel: str, now_ms: int):
+        page = read_page(root, rel, now_ms)
+        if rel == "Recipes.md" and isinstance(page, Page):
+            ahead = page.note.model_copy(update={"mtime": now_ms + 2 * MS_PER_DAY})
+            return Page(ahead, page.mtime_ns, page.size, page.read_ns)
+        return page
+
+    client = WorkerClient(server.url, server.token)
+    try:
+        summary = Syncer(vault, client, vault.name, tmp_path / "s", read=fast_clock).run()
+    finally:
+        client.close()
+    assert [(r.path, "mtime" in r.reason and "ahead" in r.reason) for r in summary.rejected] \
+        == [("Recipes.md", True)]
+    assert summary.sent == 1 and set(worker_notes(server, vault)) == {"Projects/Lighthouse.md"}
+    assert status(server)["vaults"][0]["rejected"] == 1
