@@ -71,5 +71,9 @@ def _tidy(text: str) -> str:
 
 def strip_citations(text: str) -> str:
     """A past answer's text without its [n] markers: they numbered the hits of the turn
-    it answered, and recalled into a new turn they could pass for citations of its hits."""
-    return _tidy(_CITATION_RUN.sub("", text))
+    it answered, and recalled into a new turn they could pass for citations of its hits.
+    Text without a marker is returned as it is (the common case, at memchr speed)."""
+    if "[" not in text:
+        return text
+    stripped, found = _CITATION_RUN.subn("", text)
+    return _tidy(stripped) if found else text
