@@ -13,17 +13,20 @@ at another path of the vault) keeps its answers, and their citations follow it.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from shared.schemas import NoteDelete, NoteUpsert
 from shared.withdrawal import still_quoted
 from worker.db import Database, Statement
 
+# The live citations of the notes a batch upserts (?1 the vault's uuid, ?2 their paths).
 CITED_SQL = """
 SELECT c.message_rid, c.path, c.excerpt
 FROM message_citations AS c JOIN messages AS m ON m.rid = c.message_rid
-WHERE c.vid = ?1 AND m.withdrawn_at IS NULL AND c.path IN (SELECT value FROM json_each(?2))
+WHERE c.vid = (SELECT vid FROM vaults WHERE uuid = ?1) AND m.withdrawn_at IS NULL
+  AND c.path IN (SELECT value FROM json_each(?2))
 """
 # ?2: [[message rid, path, the upsert's content hash], ...] of excerpts the edit removed;
 # withdrawn only where that upsert landed.
@@ -111,22 +114,25 @@ def record_statements(db: Database, message_id: str, cited: Sequence[Citation],
             db.prepare(WITHDRAW_IF_GONE_SQL).bind(message_id, now_ms, notes)]
 
 
-async def withdrawal(db: Database, vid: int, upserts: Sequence[NoteUpsert],
-                     deletes: Sequence[NoteDelete], now_ms: int) -> Withdrawal:
-    """Statements to run after a sync batch's writes (at most four)."""
+def cited_statement(db: Database, vault_id: str, upserts: Sequence[NoteUpsert]) -> Statement:
+    """The read `withdrawal` needs, to run before the sync batch (with the vault's)."""
+    return db.prepare(CITED_SQL).bind(vault_id, json.dumps(sorted({u.path for u in upserts})))
+
+
+def withdrawal(db: Database, vid: int, upserts: Sequence[NoteUpsert],
+               deletes: Sequence[NoteDelete], cited: Sequence[Mapping[str, Any]],
+               now_ms: int) -> Withdrawal:
+    """Statements to run after a sync batch's writes (at most four); `cited`: the rows of
+    `cited_statement`."""
     out = Withdrawal()
-    if upserts:
-        by_path = {u.path: u for u in upserts}
-        rows = (await db.prepare(CITED_SQL).bind(vid, json.dumps(sorted(by_path))).all()
-                ).results
-        removed = [[r["message_rid"], r["path"], by_path[r["path"]].content_hash]
-                   for r in rows if not still_quoted(str(r["excerpt"]),
-                                                     by_path[r["path"]].body)]
-        if removed:
-            out.add(db.prepare(WITHDRAW_EDITED_SQL).bind(now_ms, json.dumps(removed), vid), True)
-        if rows:
-            cited_paths = sorted({str(r["path"]) for r in rows})
-            out.add(db.prepare(REFRESH_CITED_SQL).bind(vid, json.dumps(cited_paths)), False)
+    by_path = {u.path: u for u in upserts}
+    removed = [[r["message_rid"], r["path"], by_path[r["path"]].content_hash]
+               for r in cited if not still_quoted(str(r["excerpt"]), by_path[r["path"]].body)]
+    if removed:
+        out.add(db.prepare(WITHDRAW_EDITED_SQL).bind(now_ms, json.dumps(removed), vid), True)
+    if cited:
+        cited_paths = sorted({str(r["path"]) for r in cited})
+        out.add(db.prepare(REFRESH_CITED_SQL).bind(vid, json.dumps(cited_paths)), False)
     if deletes:
         gone = json.dumps([d.path for d in deletes])
         out.add(db.prepare(WITHDRAW_DELETED_SQL).bind(now_ms, vid, gone), True)

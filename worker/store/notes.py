@@ -90,8 +90,16 @@ def _delete(db: Database, vid: int, seq: int, note: NoteDelete) -> list[Statemen
             db.prepare(TOMBSTONE_SQL).bind(vid, note.path, seq, note.deleted_at)]
 
 
-async def _vault_for(db: Database, batch: SyncBatch) -> vaults.Vault:
-    vault = await vaults.get(db, batch.vault_id)
+async def _read_before(db: Database, batch: SyncBatch
+                       ) -> tuple[vaults.Vault, list[dict[str, Any]]]:
+    """One round trip before the write: the batch's vault (checked) and the citations of
+    the notes it upserts (for withdrawal)."""
+    reads = [db.prepare(vaults.GET_VAULT_SQL).bind(batch.vault_id)]
+    if batch.upserts:
+        reads.append(citations.cited_statement(db, batch.vault_id, batch.upserts))
+    results = await db.batch(reads)
+    row = results[0].results[0] if results[0].results else None
+    vault = vaults.Vault.from_row(row) if row else None
     if vault is None:
         raise Conflict(f"vault {batch.vault_id} is not registered on this Worker (its "
                        "database may be new): the hub registers it with POST /vault/heartbeat "
@@ -102,11 +110,11 @@ async def _vault_for(db: Database, batch: SyncBatch) -> vaults.Vault:
                              [{"item": None, "field": "seq",
                                "message": f"seq {batch.seq} is beyond the vault's latest "
                                           f"({vault.seq}): take one from POST /vault/heartbeat"}])
-    return vault
+    return vault, results[1].results if batch.upserts else []
 
 
 async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult:
-    vault = await _vault_for(db, batch)
+    vault, cited = await _read_before(db, batch)
     vid, seq = vault.vid, batch.seq
     statements = [
         db.prepare(RECORD_BATCH_SQL).bind(batch.batch_id, now_ms, len(batch.upserts),
@@ -117,7 +125,7 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
         statements += _upsert(db, vid, seq, note, now_ms)
     for gone in batch.deletes:
         statements += _delete(db, vid, seq, gone)
-    withdraw = await citations.withdrawal(db, vid, batch.upserts, batch.deletes, now_ms)
+    withdraw = citations.withdrawal(db, vid, batch.upserts, batch.deletes, cited, now_ms)
     statements += withdraw.statements
     try:
         results = await db.batch(statements)
