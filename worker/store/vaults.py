@@ -45,7 +45,8 @@ VAULT_NAMES_SQL = "SELECT DISTINCT name FROM vaults ORDER BY name"
 # them, at most this many per heartbeat (one JSON value stays far below D1's 2 MB).
 DIGEST_BACKFILL_ROWS = 20_000
 MISSING_DIGESTS_SQL = """
-SELECT rid, path, content_hash FROM vault_notes WHERE vid = ? AND digest IS NULL LIMIT ?
+SELECT rid, path, content_hash FROM vault_notes
+WHERE vid = (SELECT vid FROM vaults WHERE uuid = ?1) AND digest IS NULL LIMIT ?2
 """
 SET_DIGESTS_SQL = """
 UPDATE vault_notes SET digest = d.digest
@@ -94,25 +95,20 @@ async def worker_id(db: Database) -> str:
 
 async def heartbeat(db: Database, vault_id: str, name: str, now_ms: int,
                     rejected: int | None = None) -> Contact:
-    results = await db.batch([
+    adopt, beat, identity, missing = await db.batch([
         db.prepare(ADOPT_SQL).bind(vault_id, name),
         db.prepare(HEARTBEAT_SQL).bind(vault_id, name, now_ms, rejected),
         db.prepare(WORKER_ID_SQL),
+        db.prepare(MISSING_DIGESTS_SQL).bind(vault_id, DIGEST_BACKFILL_ROWS),
     ])
-    vault = Vault.from_row(results[1].results[0])
-    if await _backfill_digests(db, vault.vid):
+    vault = Vault.from_row(beat.results[0])
+    if missing.results:  # an adopted legacy vault: a second round trip, once
+        pairs = [[int(r["rid"]), note_digest(str(r["path"]), str(r["content_hash"]))]
+                 for r in missing.results]
+        await db.prepare(SET_DIGESTS_SQL).bind(json.dumps(pairs)).run()
         vault = await get(db, vault_id) or vault
-    return Contact(worker_id=str(results[2].results[0]["id"]), vault=vault,
-                   adopted=bool(results[0].results))
-
-
-async def _backfill_digests(db: Database, vid: int) -> int:
-    rows = (await db.prepare(MISSING_DIGESTS_SQL).bind(vid, DIGEST_BACKFILL_ROWS).all()).results
-    if not rows:
-        return 0
-    pairs = [[int(r["rid"]), note_digest(str(r["path"]), str(r["content_hash"]))] for r in rows]
-    await db.prepare(SET_DIGESTS_SQL).bind(json.dumps(pairs)).run()
-    return len(pairs)
+    return Contact(worker_id=str(identity.results[0]["id"]), vault=vault,
+                   adopted=bool(adopt.results))
 
 
 async def get(db: Database, vault_id: str) -> Vault | None:
