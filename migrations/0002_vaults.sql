@@ -17,6 +17,10 @@
 -- 0001 ordered by mtime and named no vault; batches without a vault id and seq are refused
 -- from now on, so nothing they guarded against can arrive: they are dropped.
 
+-- D1 enforces foreign keys in every transaction; its documented way to rebuild tables in a
+-- migration is to defer the checks to the commit, where the rebuilt tables are complete.
+PRAGMA defer_foreign_keys = on;
+
 -- A random id of this database, created once: a hub that finds another id than the one it
 -- recorded is talking to another (or a reset) Worker and reconciles.
 CREATE TABLE worker_identity (
