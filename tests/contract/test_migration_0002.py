@@ -17,7 +17,7 @@ from shared.vault_digest import vault_checksum
 from tests.conftest import NOW_MS, note, store_notes
 from worker.db import Database, QueryError
 from worker.recall.explicit import search
-from worker.store import vaults
+from worker.store import chats, citations, vaults
 from worker.store.notes import split_path
 
 pytestmark = pytest.mark.miniflare
@@ -163,3 +163,30 @@ async def test_the_new_schema_refuses_a_second_row_for_a_vault_and_path(port: Da
         await port.prepare(insert).bind(contact.vault.vid).run()
     with pytest.raises(QueryError):  # and a vault that does not exist (foreign key)
         await port.prepare(insert).bind(contact.vault.vid + 100).run()
+
+
+async def test_citation_and_withdrawal_statements_run_on_both(port: Database) -> None:
+    bread = note("Bread.md", "bake the sourdough at 250 C with steam")
+    await store_notes(port, bread, vault_id=NEW_ID, batch_id="1")
+    [vault] = await vaults.list_vaults(port)
+    await chats.create_conversation(port, "bread", NOW_MS, "c1")
+    for message_id, excerpt in (("a1", "bake the sourdough"), ("a2", "250 C with steam")):
+        await chats.append_message(
+            port, "c1", "assistant", f"{excerpt} [1]", NOW_MS, message_id=message_id,
+            after=citations.record_statements(
+                port, message_id, [citations.Citation(vault.vid, "Bread.md", excerpt)], NOW_MS))
+    edited = note("Bread.md", "bake the sourdough at 230 C under a lid")  # a2's quote is gone
+    result = await store_notes(port, edited, vault_id=NEW_ID, batch_id="2")
+    assert result.withdrawn == 1
+    assert await rows(port, "SELECT id FROM messages WHERE withdrawn_at IS NOT NULL") == [
+        {"id": "a2"}]
+    kept = await rows(port, "SELECT content_hash FROM message_citations c JOIN messages m "
+                            "ON m.rid = c.message_rid WHERE m.id = 'a1'")
+    assert kept == [{"content_hash": edited.content_hash}]  # follows the new version
+    moved = edited.model_copy(update={"path": "Archive/Bread.md"})
+    result = await store_notes(port, moved, deletes=[{"path": "Bread.md", "deleted_at": NOW_MS}],
+                               vault_id=NEW_ID, batch_id="3")
+    assert result.withdrawn == 0
+    assert await rows(port, "SELECT path FROM message_citations c JOIN messages m "
+                            "ON m.rid = c.message_rid WHERE m.id = 'a1'") == [
+        {"path": "Archive/Bread.md"}]

@@ -36,6 +36,7 @@ WHERE withdrawn_at IS NULL AND rid IN (
     SELECT json_extract(w.value, '$[0]') FROM json_each(?2) AS w
     JOIN vault_notes AS n ON n.vid = ?3 AND n.path = json_extract(w.value, '$[1]')
                          AND n.content_hash = json_extract(w.value, '$[2]'))
+RETURNING rid
 """
 # Kept citations of edited notes now cite the new version (so a later move is recognised).
 REFRESH_CITED_SQL = """
@@ -52,6 +53,7 @@ WHERE withdrawn_at IS NULL AND rid IN (
       AND NOT EXISTS (SELECT 1 FROM vault_notes AS n WHERE n.vid = c.vid AND n.path = c.path)
       AND NOT EXISTS (SELECT 1 FROM vault_notes AS n
                       WHERE n.vid = c.vid AND n.content_hash = c.content_hash))
+RETURNING rid
 """
 FOLLOW_MOVES_SQL = """
 UPDATE OR IGNORE message_citations SET path = (
@@ -86,7 +88,8 @@ WHERE id = ?1 AND withdrawn_at IS NULL AND EXISTS (
 @dataclass
 class Withdrawal:
     """Statements for the end of a sync batch; `withdrawing[i]`: statement i withdraws
-    answers (its changes count them), rather than moving citations along."""
+    answers (its RETURNING rows count them: D1's `changes` also counts trigger and index
+    writes), rather than moving citations along."""
 
     statements: list[Statement] = field(default_factory=list)
     withdrawing: list[bool] = field(default_factory=list)

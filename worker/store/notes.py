@@ -141,8 +141,8 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
     upsert_results = results[first:first + 2 * len(batch.upserts):2]
     delete_results = results[first + 2 * len(batch.upserts):last:2]
     upserted = sum(1 for r in upsert_results if r.results)
-    withdrawn = sum(r.changes for r, counts in zip(results[last:], withdraw.withdrawing,
-                                                   strict=True) if counts)
+    withdrawn = sum(len(r.results) for r, counts in zip(results[last:], withdraw.withdrawing,
+                                                        strict=True) if counts)
     return SyncResult(batch_id=batch.batch_id, status="applied", upserted=upserted,
                       skipped_stale=len(batch.upserts) - upserted,
                       deleted=sum(1 for r in delete_results if r.results), withdrawn=withdrawn)
