@@ -107,7 +107,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     last = (datetime.fromtimestamp(state.last_sync_at / 1000, UTC).isoformat()
             if state.last_sync_at else "never")
     print(f"vault {args.vault}: {len(state.notes)} notes pushed, last sync {last}")
-    print(f"vault id {read_vault_id(Path(args.vault)) or 'none yet (the first sync creates it)'}")
+    try:
+        vault_id = read_vault_id(Path(args.vault)) or "none yet (the first sync creates it)"
+    except HubError as exc:
+        vault_id = str(exc)
+    print(f"vault id {vault_id}")
     print(f"state in {state_dir}")
     if args.url:
         try:
