@@ -169,9 +169,10 @@ def test_a_hub_killed_at_random_points_loses_nothing(hooked, tmp_path: Path) -> 
         # The hub is killed while its n-th request is in flight: either the request is lost
         # on the way, or the Worker applies it and the answer never comes back.
         target, when = kills.randint(1, 6), kills.choice([LOST, APPLIED])
-        hub = start_hub(server, vault, state)
-        hook.count, hook.act = 0, lambda pid=hub.pid: os.kill(pid, signal.SIGKILL)
+        hook.count = 0
         hook.on_request = lambda path, n, target=target, when=when: when if n == target else None
+        hub = start_hub(server, vault, state)
+        hook.act = lambda pid=hub.pid: os.kill(pid, signal.SIGKILL)
         hub.communicate(timeout=120)
         hook.on_request = None
         killed += hub.returncode == -signal.SIGKILL
