@@ -40,8 +40,10 @@ INSERT_MESSAGE = ("INSERT INTO messages (id, conversation_id, seq, role, content
                   "VALUES (?, ?, ?, ?, ?, ?)")
 INSERT_CONVERSATION = ("INSERT OR IGNORE INTO conversations (id, title, created_at, updated_at) "
                        "VALUES (?, ?, ?, ?)")
-INSERT_NOTE = ("INSERT INTO vault_notes (path, vault, title, name, aliases, tags, folder, body, "
-               "mtime, note_date, content_hash, synced_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+INSERT_VAULT = "INSERT INTO vaults (uuid, name, created_at) VALUES (?, ?, ?)"
+INSERT_NOTE = ("INSERT INTO vault_notes (path, vid, title, name, aliases, tags, folder, body, "
+               "mtime, note_date, content_hash, synced_at) "
+               "VALUES (?,(SELECT vid FROM vaults WHERE name = ?),?,?,?,?,?,?,?,?,?,?)")
 
 
 def _weights(columns: dict[str, float]) -> str:
@@ -80,6 +82,7 @@ def build(path: Path, messages: int, notes: int) -> SqliteDatabase:
     rows = gen.messages(messages, NOW_MS)
     conn.executemany(INSERT_CONVERSATION, {(r[1], "bench", r[5], r[5]) for r in rows})
     conn.executemany(INSERT_MESSAGE, rows)
+    conn.execute(INSERT_VAULT, ("00000000-0000-4000-8000-00000000bec4", "Bench", NOW_MS))
     conn.executemany(INSERT_NOTE, gen.notes(notes, NOW_MS))
     conn.execute("COMMIT")
     conn.execute("PRAGMA optimize")

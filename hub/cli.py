@@ -1,8 +1,12 @@
 """`mallory-hub`: push an Obsidian vault to the Worker.
 
-  mallory-hub sync   --vault DIR --url URL [--token T] [--full] [--dry-run]
+  mallory-hub sync   --vault DIR --url URL [--vault-name NAME] [--state-dir DIR] [--full]
+                     [--dry-run] [--token T]
   mallory-hub watch  --vault DIR --url URL [--interval 900] [--poll 0]
   mallory-hub status --vault DIR [--url URL]
+
+Every run checks that its state agrees with the Worker and repairs any drift; `--full`
+reads every file again and trusts only the Worker's manifest.
 
 Behind Cloudflare Access, also set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET (the
 hub's service token); they are sent on every request.
@@ -21,6 +25,7 @@ from pathlib import Path
 import httpx
 
 from hub.client import HubError, WorkerClient
+from hub.identity import read_vault_id
 from hub.state import default_state_dir, load_state
 from hub.sync import Summary, Syncer
 from hub.walk import walk_vault
@@ -73,14 +78,15 @@ def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
               state_dir: Path | None, interval_s: int = DEFAULT_SYNC_INTERVAL_S,
               poll_s: float = 0, exclude: tuple[str, ...] = (), quiet: bool = False,
               max_runs: int | None = None) -> None:
-    """Sync now and every interval; with poll_s > 0 also soon after a file changes. The
-    first run reconciles with the Worker's manifest, so a watcher started against a
-    Worker that lost or never had the data repairs it."""
+    """Sync now and every interval; with poll_s > 0 also soon after a file changes. Every
+    run checks the state against the Worker (hub/sync.py), so a Worker that lost or never
+    had the data is repaired by whichever run meets it. The stat snapshot the poll compares
+    against is taken before the run, so an edit made during a run triggers the next."""
     runs = 0
     while max_runs is None or runs < max_runs:
+        snapshot = _stat_snapshot(vault, exclude) if poll_s else {}
         try:
-            summary = run_sync(vault, url, token, vault_name, state_dir, full=runs == 0,
-                               exclude=exclude)
+            summary = run_sync(vault, url, token, vault_name, state_dir, exclude=exclude)
             if not quiet or summary.sent or summary.deleted or summary.rejected:
                 _report(summary, dry_run=False)
         except (HubError, ValueError, OSError, httpx.HTTPError) as exc:
@@ -88,7 +94,6 @@ def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
         runs += 1
         if max_runs is not None and runs >= max_runs:
             return
-        snapshot = _stat_snapshot(vault, exclude) if poll_s else {}
         deadline = time.monotonic() + interval_s
         while time.monotonic() < deadline:
             time.sleep(min(poll_s or interval_s, max(deadline - time.monotonic(), 0)))
@@ -102,6 +107,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     last = (datetime.fromtimestamp(state.last_sync_at / 1000, UTC).isoformat()
             if state.last_sync_at else "never")
     print(f"vault {args.vault}: {len(state.notes)} notes pushed, last sync {last}")
+    try:
+        vault_id = read_vault_id(Path(args.vault)) or "none yet (the first sync creates it)"
+    except HubError as exc:
+        vault_id = str(exc)
+    print(f"vault id {vault_id}")
     print(f"state in {state_dir}")
     if args.url:
         try:

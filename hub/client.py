@@ -12,6 +12,7 @@ import contextlib
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -41,6 +42,18 @@ class BatchRejected(HubError):
 
 class BatchTooLarge(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Contact:
+    """The Worker's answer to a heartbeat: who it is, the run's sync sequence, and what it
+    holds of the vault (count and checksum, shared/vault_digest.py)."""
+
+    worker_id: str
+    seq: int
+    notes: int
+    checksum: int
+    adopted: bool  # the Worker adopted a pre-0002 vault of this name for this id
 
 
 def backoff_delay(attempt: int, retry_after: str | None = None,
@@ -116,15 +129,31 @@ class WorkerClient:
     def push(self, payload: dict[str, Any]) -> dict[str, Any]:
         return self._check(self._request("POST", "/vault/sync", json=payload))
 
-    def manifest(self) -> dict[str, tuple[str, int]]:
-        """The Worker's whole manifest, path → (content hash, mtime ms)."""
-        notes: dict[str, tuple[str, int]] = {}
+    def heartbeat(self, vault_id: str, vault_name: str, rejected: int | None = None
+                  ) -> Contact:
+        """Register the vault (or adopt its pre-0002 copy), record the contact and take the
+        run's sync sequence; `rejected` reports the pages the run could not send."""
+        body: dict[str, Any] = {"vault_id": vault_id, "vault": vault_name}
+        if rejected is not None:
+            body["rejected"] = rejected
+        answer = self._check(self._request("POST", "/vault/heartbeat", json=body))
+        try:
+            vault = answer["vault"]
+            return Contact(worker_id=str(answer["worker_id"]), seq=int(vault["seq"]),
+                           notes=int(vault["notes"]), checksum=int(vault["checksum"]),
+                           adopted=bool(answer.get("adopted")))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise HubError(f"unexpected heartbeat answer from {self.url}: {exc!r}; is the "
+                           "Worker up to date (migrations/0002)?") from exc
+
+    def manifest(self, vault_id: str) -> dict[str, str]:
+        """The Worker's whole manifest of one vault, path → content hash."""
+        notes: dict[str, str] = {}
         after = ""
         while True:
-            page = self._check(self._request("GET", "/vault/manifest",
-                                             params={"after": after, "limit": MANIFEST_PAGE}))
-            notes.update({n["path"]: (n["content_hash"], int(n["mtime"]))
-                          for n in page["notes"]})
+            page = self._check(self._request("GET", "/vault/manifest", params={
+                "vault": vault_id, "after": after, "limit": MANIFEST_PAGE}))
+            notes.update({n["path"]: n["content_hash"] for n in page["notes"]})
             if not page.get("next_after"):
                 return notes
             after = page["next_after"]

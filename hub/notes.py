@@ -1,7 +1,7 @@
-"""Vault parsing and validation: a Markdown file → a NoteUpsert, or a Rejection.
+"""Vault parsing and validation: a Markdown file's bytes → a NoteUpsert, or a Rejection.
 
-Parsing is pure except for reading the file; every failure is a Rejection with the path
-and a reason, and never affects any other page.
+Parsing is pure (hub/reading.py reads the file); every failure is a Rejection with the
+path and a reason, and never affects any other page.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
@@ -177,16 +177,3 @@ def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejecti
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
                             for e in exc.errors(include_url=False))
         return Rejection(rel_path, reasons)
-
-
-def read_note(vault: Path, rel_path: str) -> NoteUpsert | Rejection:
-    path = vault / rel_path
-    try:
-        stat = path.stat()
-        if stat.st_size > MAX_FILE_BYTES:
-            return Rejection(rel_path, f"file is {stat.st_size} bytes; the limit is "
-                             f"{MAX_FILE_BYTES}")
-        raw = path.read_bytes()
-    except OSError as exc:
-        return Rejection(rel_path, f"cannot read: {exc.strerror or exc}")
-    return parse_note(rel_path, raw, int(stat.st_mtime * 1000))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.notes import Rejection, read_note
+from hub.notes import Rejection
+from hub.reading import Page, Unstable, read_page
 from hub.state import State
 from hub.walk import FileStat
 from shared.limits import MAX_BATCH_ITEMS, MAX_SYNC_BODY_BYTES
@@ -18,17 +19,22 @@ from shared.schemas import NoteDelete, NoteUpsert
 BATCH_BYTES = MAX_SYNC_BODY_BYTES // 2
 BATCH_ITEMS = 100
 
+Reader = Callable[[Path, str, int], Page | Rejection | Unstable]
+
 
 @dataclass
 class Plan:
     upserts: list[NoteUpsert] = field(default_factory=list)
     deletes: list[NoteDelete] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
+    # Files that changed while being read: neither sent nor recorded, so the next run
+    # reads them again.
+    changing: list[str] = field(default_factory=list)
     unchanged: int = 0
-    stats: dict[str, FileStat] = field(default_factory=dict)
-    # Files read and found identical to what the Worker holds: path → hash (refreshes the
-    # state's stat fields so the next run need not read them again).
-    confirmed: dict[str, str] = field(default_factory=dict)
+    # Every page read, with the stat it had when read (recorded once the Worker has it).
+    reads: dict[str, Page] = field(default_factory=dict)
+    # Pages read and found identical to what the Worker holds (their stat is refreshed).
+    confirmed: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -36,42 +42,43 @@ class Plan:
 
 
 def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: int,
-                 remote: Mapping[str, tuple[str, int]] | None = None) -> Plan:
-    """Compare the vault with what was pushed (the local state, or with `remote` — the
-    Worker's manifest, path → (hash, mtime ms) — for a full reconcile)."""
+                 read: Reader = read_page) -> Plan:
+    """Compare the vault with what the state says the Worker holds: a file whose stat is
+    as recorded (and not racy) is not even read; the others are read and sent when their
+    hash differs; a path the state holds and the vault no longer does is deleted."""
     plan = Plan()
     seen: set[str] = set()
     for f in files:
         seen.add(f.path)
-        plan.stats[f.path] = f
         known = state.notes.get(f.path)
-        if remote is None and known and known.mtime_ns == f.mtime_ns and known.size == f.size:
-            plan.unchanged += 1  # stat unchanged: skip reading the file at all
-            continue
-        parsed = read_note(vault, f.path)
-        if isinstance(parsed, Rejection):
-            plan.rejected.append(parsed)
-            continue
-        if remote is not None:
-            pushed = remote[f.path][0] if f.path in remote else None
-        else:
-            pushed = known.hash if known else None
-        if pushed == parsed.content_hash:
+        if known and known.matches(f):
             plan.unchanged += 1
-            plan.confirmed[f.path] = parsed.content_hash
+            continue
+        page = read(vault, f.path, now_ms)
+        if isinstance(page, Rejection):
+            plan.rejected.append(page)
+        elif isinstance(page, Unstable):
+            plan.changing.append(f.path)
         else:
-            plan.upserts.append(parsed)
-    # The Worker ignores a delete older than the copy it holds (a stale retry must not
-    # remove a newer note), so a deletion is dated after the last version we know of, even
-    # when that file's mtime was in the future.
-    if remote is not None:
-        last_seen = {path: mtime for path, (_, mtime) in remote.items()}
-    else:
-        last_seen = {path: e.mtime_ns // 1_000_000 for path, e in state.notes.items()}
-    for path in sorted(set(last_seen) - seen):
-        plan.deletes.append(NoteDelete(path=path,
-                                       deleted_at=max(now_ms, last_seen[path] + 1)))
+            plan.reads[f.path] = page
+            if known and known.hash == page.note.content_hash:
+                plan.unchanged += 1
+                plan.confirmed.append(f.path)
+            else:
+                plan.upserts.append(page.note)
+    # Deletions are ordered by the run's sync sequence on the Worker, not by this date.
+    plan.deletes = [NoteDelete(path=path, deleted_at=now_ms)
+                    for path in sorted(set(state.notes) - seen)]
     return plan
+
+
+@dataclass(frozen=True)
+class Run:
+    """What every batch of one run carries: the vault and the run's sync sequence."""
+
+    vault_id: str
+    vault_name: str
+    seq: int
 
 
 @dataclass(frozen=True)
@@ -80,9 +87,9 @@ class Batch:
     upserts: tuple[NoteUpsert, ...]
     deletes: tuple[NoteDelete, ...]
 
-    def payload(self, vault_name: str) -> dict:
-        return {"batch_id": self.batch_id, "vault": vault_name,
-                "upserts": [u.model_dump() for u in self.upserts],
+    def payload(self, run: Run) -> dict:
+        return {"batch_id": self.batch_id, "vault_id": run.vault_id, "vault": run.vault_name,
+                "seq": run.seq, "upserts": [u.model_dump() for u in self.upserts],
                 "deletes": [d.model_dump() for d in self.deletes]}
 
     @property
@@ -90,11 +97,10 @@ class Batch:
         return len(self.upserts) + len(self.deletes)
 
 
-def batch_id(vault_name: str, upserts: Iterable[NoteUpsert], deletes: Iterable[NoteDelete]
-             ) -> str:
-    """Deterministic: the same changes always make the same id, so a resent batch is
-    recognised by the Worker as a duplicate."""
-    digest = hashlib.sha256(vault_name.encode())
+def batch_id(run: Run, upserts: Iterable[NoteUpsert], deletes: Iterable[NoteDelete]) -> str:
+    """Deterministic: the same changes of the same run always make the same id, so a
+    resent batch is recognised by the Worker as a duplicate."""
+    digest = hashlib.sha256(f"{run.vault_id}\0{run.seq}\0{run.vault_name}\n".encode())
     for u in upserts:
         digest.update(f"U\0{u.path}\0{u.content_hash}\0{u.mtime}\n".encode())
     for d in deletes:
@@ -106,8 +112,10 @@ def _item_bytes(item: NoteUpsert | NoteDelete) -> int:
     return len(json.dumps(item.model_dump()).encode()) + 2
 
 
-def make_batches(plan: Plan, vault_name: str, max_items: int = BATCH_ITEMS,
+def make_batches(plan: Plan, run: Run, max_items: int = BATCH_ITEMS,
                  max_bytes: int = BATCH_BYTES) -> list[Batch]:
+    """Upserts first, then deletes: a note moved to another path is in place before its
+    old path goes, so the answers citing it follow it (worker/store/citations.py)."""
     max_items = min(max_items, MAX_BATCH_ITEMS)
     batches: list[Batch] = []
     ups: list[NoteUpsert] = []
@@ -117,7 +125,7 @@ def make_batches(plan: Plan, vault_name: str, max_items: int = BATCH_ITEMS,
     def flush() -> None:
         nonlocal ups, dels, size
         if ups or dels:
-            batches.append(Batch(batch_id(vault_name, ups, dels), tuple(ups), tuple(dels)))
+            batches.append(Batch(batch_id(run, ups, dels), tuple(ups), tuple(dels)))
         ups, dels, size = [], [], 0
 
     for item in [*plan.upserts, *plan.deletes]:

@@ -1,7 +1,11 @@
-"""The hub's local state: what it last pushed for each path, so a no-op run sends nothing.
+"""The hub's local state: what it last pushed for each path, so a no-op run sends nothing,
+and what it believes the Worker holds, so every run can check that belief cheaply.
 
 Written atomically (temp file + rename) after every accepted batch, so a hub killed at
-any moment resumes from the last batch the Worker confirmed.
+any moment resumes from the last batch the Worker confirmed. A state that disagrees with
+the Worker (a kill between a batch and its save, another Worker, a lost database) is
+rebuilt from the Worker's manifest by `reconciled`, keeping each file's recorded stat
+where the hashes agree so that only the files in question are read again.
 """
 
 from __future__ import annotations
@@ -9,10 +13,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-STATE_VERSION = 1
+from hub.reading import settled
+from hub.walk import FileStat
+from shared.vault_digest import vault_checksum
+
+# 2: vault ids, the Worker's id and stats recorded at read time. A version 1 state was
+# written with stats taken after the run and is reconciled in full once.
+STATE_VERSION = 2
+UNKNOWN = -1  # the stat of a version the Worker holds but this hub has not read
 
 
 @dataclass
@@ -21,19 +33,44 @@ class Entry:
     mtime_ns: int
     size: int
     pushed_at: int
+    read_ns: int = 0  # wall clock (ns) when the recorded version was read
+
+    def matches(self, f: FileStat) -> bool:
+        """The file still has the recorded stat, and had it well before it was read."""
+        return (self.mtime_ns == f.mtime_ns and self.size == f.size
+                and settled(self.mtime_ns, self.read_ns))
 
 
 @dataclass
 class State:
-    vault: str = ""
+    version: int = STATE_VERSION
+    vault: str = ""  # the vault's name
+    vault_id: str = ""
     url: str = ""
+    worker_id: str = ""
     notes: dict[str, Entry] = field(default_factory=dict)
     last_sync_at: int | None = None
 
+    def checksum(self) -> int:
+        return vault_checksum((path, e.hash) for path, e in self.notes.items())
+
     def to_json(self) -> str:
-        return json.dumps({"version": STATE_VERSION, "vault": self.vault, "url": self.url,
-                           "last_sync_at": self.last_sync_at,
+        return json.dumps({"version": self.version, "vault": self.vault,
+                           "vault_id": self.vault_id, "url": self.url,
+                           "worker_id": self.worker_id, "last_sync_at": self.last_sync_at,
                            "notes": {p: asdict(e) for p, e in sorted(self.notes.items())}})
+
+
+def reconciled(state: State, remote: Mapping[str, str]) -> State:
+    """The state rebuilt from the Worker's manifest (path → content hash): exactly the
+    Worker's notes, with the recorded stat kept where the hash agrees."""
+    notes = {}
+    for path, digest in remote.items():
+        known = state.notes.get(path)
+        notes[path] = known if known and known.hash == digest else Entry(
+            hash=digest, mtime_ns=UNKNOWN, size=UNKNOWN, pushed_at=0)
+    return State(vault=state.vault, vault_id=state.vault_id, url=state.url,
+                 worker_id=state.worker_id, notes=notes, last_sync_at=state.last_sync_at)
 
 
 def default_state_dir(vault: Path) -> Path:
@@ -49,11 +86,13 @@ def load_state(state_dir: Path) -> State:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         notes = {p: Entry(**e) for p, e in data.get("notes", {}).items()}
-        return State(vault=data.get("vault", ""), url=data.get("url", ""), notes=notes,
+        return State(version=int(data.get("version", 1)), vault=data.get("vault", ""),
+                     vault_id=data.get("vault_id", ""), url=data.get("url", ""),
+                     worker_id=data.get("worker_id", ""), notes=notes,
                      last_sync_at=data.get("last_sync_at"))
     except (OSError, ValueError, TypeError) as exc:
-        raise ValueError(f"hub state {path} is unreadable ({exc}); delete it and run "
-                         "`mallory-hub sync --full` to rebuild it from the Worker") from exc
+        raise ValueError(f"hub state {path} is unreadable ({exc}); delete it: the next run "
+                         "rebuilds it from the Worker's manifest") from exc
 
 
 def save_state(state_dir: Path, state: State) -> None:

@@ -1,4 +1,14 @@
-"""One sync run: walk, diff, push in batches, record progress after every batch."""
+"""One sync run: identify the vault, check the state against the Worker, walk, diff, push
+in batches, record progress after every batch, report.
+
+Every run starts with a heartbeat, which registers the vault, hands out the run's sync
+sequence and tells what the Worker holds of the vault (note count and checksum) and who
+the Worker is. When any of that disagrees with the hub's state — a hub killed between a
+batch and its save, a new or reset Worker, another URL, a lost or older state — the state
+is rebuilt from the manifest first (hub/state.py `reconciled`): drift is repaired by a
+normal run, and a delete is never lost. The run ends with a second heartbeat carrying the
+number of pages it could not send, so /status shows every run, no-op runs included.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.client import BatchRejected, BatchTooLarge, WorkerClient
+from hub.client import BatchRejected, BatchTooLarge, Contact, WorkerClient
+from hub.identity import ensure_vault_id, read_vault_id
 from hub.notes import Rejection
-from hub.plan import BATCH_ITEMS, Batch, Plan, batch_id, make_batches, plan_changes
-from hub.state import Entry, State, load_state, save_state
+from hub.plan import BATCH_ITEMS, Batch, Plan, Reader, Run, batch_id, make_batches, plan_changes
+from hub.reading import read_page
+from hub.state import STATE_VERSION, Entry, State, load_state, reconciled, save_state
 from hub.walk import walk_vault
 
 Progress = Callable[[int, int], None]
@@ -24,107 +36,154 @@ class Summary:
     stale: int = 0
     batches: int = 0
     rejected: list[Rejection] = field(default_factory=list)
+    changing: int = 0  # files that changed while being read (the next run sends them)
+    reconciled: str | None = None  # why the state was rebuilt from the manifest
     elapsed_s: float = 0.0
     plan: Plan | None = None
 
     def line(self) -> str:
+        notes = []
+        if self.changing:
+            notes.append(f"{self.changing} changed while being read, sent next run")
+        if self.stale:
+            notes.append(f"{self.stale} superseded on the Worker by a later run")
+        if self.reconciled:
+            notes.append(f"reconciled with the Worker: {self.reconciled}")
         return (f"sent {self.sent}, unchanged {self.unchanged}, deleted {self.deleted}, "
                 f"rejected {len(self.rejected)}, elapsed {self.elapsed_s:.1f}s"
-                + (f" ({self.stale} older than the Worker's copy, kept)" if self.stale else ""))
+                + "".join(f" ({n})" for n in notes))
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def drift(state: State, contact: Contact, vault_id: str, url: str) -> str | None:
+    """Why the state cannot be trusted as a picture of what the Worker holds, if it can't."""
+    if state.version < STATE_VERSION:
+        return "the hub state predates vault ids"
+    if state.worker_id != contact.worker_id:
+        return "first contact with this Worker" if not state.worker_id else \
+            "the Worker's database is another one (new, reset or restored)"
+    if state.url != url:
+        return f"the state was written for {state.url}"
+    if state.vault_id != vault_id:
+        return "the state belongs to another vault id"
+    notes, checksum = len(state.notes), state.checksum()
+    if (notes, checksum) != (contact.notes, contact.checksum):
+        return (f"the Worker holds {contact.notes} notes (checksum {contact.checksum}), "
+                f"the hub state {notes} (checksum {checksum})")
+    return None
+
+
 class Syncer:
     def __init__(self, vault: Path, client: WorkerClient, vault_name: str, state_dir: Path,
                  exclude: Sequence[str] = (), progress: Progress | None = None,
-                 batch_items: int = BATCH_ITEMS) -> None:
+                 batch_items: int = BATCH_ITEMS, read: Reader = read_page) -> None:
         self.vault, self.client, self.vault_name = vault, client, vault_name
         self.state_dir, self.exclude, self.progress = state_dir, tuple(exclude), progress
-        self.batch_items = batch_items
+        self.batch_items, self.read = batch_items, read
+        self._reads: dict = {}
 
-    def plan(self, state: State, full: bool) -> Plan:
-        remote = self.client.manifest() if full else None
-        return plan_changes(self.vault, walk_vault(self.vault, self.exclude), state, _now_ms(),
-                            remote)
+    def _plan(self, state: State) -> Plan:
+        plan = plan_changes(self.vault, walk_vault(self.vault, self.exclude), state, _now_ms(),
+                            self.read)
+        self._reads = plan.reads
+        return plan
+
+    def _summary(self, plan: Plan) -> Summary:
+        return Summary(unchanged=plan.unchanged, rejected=list(plan.rejected),
+                       changing=len(plan.changing), plan=plan)
+
+    def dry_run(self, full: bool = False) -> Summary:
+        """What a run would send, writing nothing (not even the vault's identity file)."""
+        started = time.monotonic()
+        state = load_state(self.state_dir)
+        if full:
+            vault_id = read_vault_id(self.vault) or state.vault_id
+            state = reconciled(State(), self.client.manifest(vault_id) if vault_id else {})
+        summary = self._summary(self._plan(state))
+        summary.elapsed_s = time.monotonic() - started
+        return summary
 
     def run(self, full: bool = False, dry_run: bool = False) -> Summary:
-        started = time.monotonic()
-        # A full reconcile trusts only the Worker's manifest, so it also repairs lost or
-        # corrupt local state.
-        state = State() if full else load_state(self.state_dir)
-        plan = self.plan(state, full)
-        summary = Summary(unchanged=plan.unchanged, rejected=list(plan.rejected), plan=plan)
         if dry_run:
-            summary.elapsed_s = time.monotonic() - started
-            return summary
-        state.vault, state.url = self.vault_name, self.client.url
-        for path, digest in plan.confirmed.items():
-            self._record(state, path, digest)
-        batches = make_batches(plan, self.vault_name, max_items=self.batch_items)
-        total = sum(b.size for b in batches)
-        done = 0
+            return self.dry_run(full)
+        started = time.monotonic()
+        state = load_state(self.state_dir)
+        vault_id = ensure_vault_id(self.vault, state.vault_id or None)
+        contact = self.client.heartbeat(vault_id, self.vault_name)
+        why = "--full" if full else drift(state, contact, vault_id, self.client.url)
+        if why:
+            # --full trusts only the manifest (every file is read); otherwise the stats of
+            # files whose hash the Worker confirms are kept.
+            base = State() if full or state.version < STATE_VERSION else state
+            state = reconciled(base, self.client.manifest(vault_id))
+        state.vault, state.vault_id, state.url = self.vault_name, vault_id, self.client.url
+        state.worker_id = contact.worker_id
+        plan = self._plan(state)
+        summary = self._summary(plan)
+        summary.reconciled = why
+        for path in plan.confirmed:
+            self._record(state, path)
+        run = Run(vault_id, self.vault_name, contact.seq)
+        batches = make_batches(plan, run, max_items=self.batch_items)
+        save_state(self.state_dir, state)  # the rebuilt state and its confirmed stats
+        total, done = sum(b.size for b in batches), 0
         for batch in batches:
-            self._send(batch, state, summary)
+            self._send(batch, run, state, summary)
             done += batch.size
             if self.progress:
                 self.progress(done, total)
+        self.client.heartbeat(vault_id, self.vault_name, rejected=len(summary.rejected))
         state.last_sync_at = _now_ms()
         save_state(self.state_dir, state)
         summary.elapsed_s = time.monotonic() - started
         return summary
 
-    def _record(self, state: State, path: str, digest: str) -> None:
-        stat = self._stat(path)
-        if stat:
-            state.notes[path] = Entry(hash=digest, mtime_ns=stat[0], size=stat[1],
-                                      pushed_at=_now_ms())
+    def _record(self, state: State, path: str) -> None:
+        """The Worker holds what was read of `path`: record its hash with the stat the file
+        had when read (never a later stat, which could belong to a newer version)."""
+        page = self._reads[path]
+        state.notes[path] = Entry(hash=page.note.content_hash, mtime_ns=page.mtime_ns,
+                                  size=page.size, pushed_at=_now_ms(), read_ns=page.read_ns)
 
-    def _stat(self, path: str) -> tuple[int, int] | None:
+    def _send(self, batch: Batch, run: Run, state: State, summary: Summary) -> None:
         try:
-            st = (self.vault / path).stat()
-        except OSError:
-            return None
-        return st.st_mtime_ns, st.st_size
-
-    def _send(self, batch: Batch, state: State, summary: Summary) -> None:
-        try:
-            result = self.client.push(batch.payload(self.vault_name))
+            result = self.client.push(batch.payload(run))
         except BatchTooLarge:
             if batch.size == 1:
                 item = (batch.upserts or batch.deletes)[0]
                 summary.rejected.append(Rejection(item.path, "the Worker says it is too large"))
                 return
-            self._split_and_send(batch, state, summary)
+            self._split_and_send(batch, run, state, summary)
             return
         except BatchRejected as exc:
-            self._drop_rejected(batch, exc, state, summary)
+            self._drop_rejected(batch, run, exc, state, summary)
             return
         summary.batches += 1
         if result.get("status") == "applied":
             summary.stale += int(result.get("skipped_stale", 0))
         for note in batch.upserts:
-            self._record(state, note.path, note.content_hash)
+            self._record(state, note.path)
         for gone in batch.deletes:
             state.notes.pop(gone.path, None)
         summary.sent += len(batch.upserts)
         summary.deleted += len(batch.deletes)
         save_state(self.state_dir, state)  # resume point: this batch is confirmed
 
-    def _rebatch(self, ups: Sequence, dels: Sequence) -> Batch:
-        return Batch(batch_id(self.vault_name, ups, dels), tuple(ups), tuple(dels))
+    def _rebatch(self, run: Run, ups: Sequence, dels: Sequence) -> Batch:
+        return Batch(batch_id(run, ups, dels), tuple(ups), tuple(dels))
 
-    def _split_and_send(self, batch: Batch, state: State, summary: Summary) -> None:
+    def _split_and_send(self, batch: Batch, run: Run, state: State, summary: Summary) -> None:
         items = [*batch.upserts, *batch.deletes]
         half = len(items) // 2
         for part in (items[:half], items[half:]):
             ups = [i for i in part if i in batch.upserts]
             dels = [i for i in part if i in batch.deletes]
-            self._send(self._rebatch(ups, dels), state, summary)
+            self._send(self._rebatch(run, ups, dels), run, state, summary)
 
-    def _drop_rejected(self, batch: Batch, exc: BatchRejected, state: State,
+    def _drop_rejected(self, batch: Batch, run: Run, exc: BatchRejected, state: State,
                        summary: Summary) -> None:
         bad: dict[str, str] = {}
         for detail in exc.details:
@@ -143,4 +202,4 @@ class Syncer:
         ups = [u for u in batch.upserts if u.path not in bad]
         dels = [d for d in batch.deletes if d.path not in bad]
         if ups or dels:
-            self._send(self._rebatch(ups, dels), state, summary)
+            self._send(self._rebatch(run, ups, dels), run, state, summary)

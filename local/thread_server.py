@@ -7,7 +7,7 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,12 +59,15 @@ def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
 
 @contextmanager
 def running_server(db_path: Path, token: str = BENCH_TOKEN, serve_static: bool = False,
-                   settings: Settings | None = None) -> Iterator[RunningServer]:
-    """Bound to 127.0.0.1, so by default in local-owner mode, as `mallory serve` is."""
+                   settings: Settings | None = None,
+                   wrap: Callable[[Any], Any] | None = None) -> Iterator[RunningServer]:
+    """Bound to 127.0.0.1, so by default in local-owner mode, as `mallory serve` is.
+    `wrap`: an ASGI middleware around the app (tests use it to kill a hub mid-run)."""
     db = SqliteDatabase(db_path)
     run_coroutine(migrate(db))
     settings = settings or settings_for_bind(Settings(sync_tokens=(token,)), "127.0.0.1")
     app = local_app(db, settings, serve_static=serve_static)
+    app = wrap(app) if wrap else app
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",
                                            lifespan="off"))

@@ -66,7 +66,8 @@ END;
 
 UPDATE corpus_stats SET docs = 0 WHERE corpus = 'messages';
 
--- Each owner message with the reply that directly follows it.
+-- Each owner message with the reply that directly follows it (a reply withdrawn by 0002,
+-- for quoting a note since deleted, is left out: its text must not be recalled).
 INSERT INTO conversation_units (id, conversation_id, question_id, answer_id, part, seq,
                                 question, answer, created_at)
 SELECT coalesce(a.id, q.id) || ':0', q.conversation_id, q.id, a.id, 0, q.seq,
@@ -74,6 +75,7 @@ SELECT coalesce(a.id, q.id) || ':0', q.conversation_id, q.id, a.id, 0, q.seq,
 FROM messages AS q
 LEFT JOIN messages AS a
   ON a.conversation_id = q.conversation_id AND a.seq = q.seq + 1 AND a.role = 'assistant'
+ AND a.withdrawn_at IS NULL
 WHERE q.role = 'user';
 
 -- Replies with no owner message right before them.
@@ -83,4 +85,4 @@ SELECT a.id || ':0', a.conversation_id, NULL, a.id, 0, a.seq, '', a.content, a.c
 FROM messages AS a
 LEFT JOIN messages AS q
   ON q.conversation_id = a.conversation_id AND q.seq = a.seq - 1 AND q.role = 'user'
-WHERE a.role = 'assistant' AND q.id IS NULL;
+WHERE a.role = 'assistant' AND q.id IS NULL AND a.withdrawn_at IS NULL;

@@ -17,8 +17,8 @@ Role = Literal["user", "assistant"]
 @dataclass(frozen=True, slots=True)
 class Candidate:
     kind: Kind
-    id: str  # a note's path, a message's id
-    group: str  # hits are de-duplicated per group: the note, or the conversation
+    id: str  # a note's path in its vault, a message's id
+    group: str  # hits are de-duplicated per group: the note (vault and path), or the conversation
     # The retrieval unit (a note, a conversation unit): the key that lexical and vector
     # lists are fused on.
     relevance: float  # in [0, 1]: the share of the query's BM25 ceiling (shared.ranking)
@@ -33,7 +33,8 @@ class Candidate:
     fields: tuple[tuple[str, str], ...] = ()
     terms: frozenset[str] = field(default_factory=frozenset)  # matched query terms (FTS form)
     fuzzy: bool = False  # matched only through a spelling correction (shared.fuzzy)
-    vault: str | None = None
+    vault: str | None = None  # notes: the vault's name
+    vid: int | None = None  # notes: the vault's key in D1 (names need not be unique)
     conversation_id: str | None = None
     role: Role | None = None
     reply: str | None = None  # Mallory's reply to a recalled owner message

@@ -19,11 +19,14 @@ MAX_PROPERTIES_CHARS = 8_000
 MAX_HEADING_CHARS = 200
 MAX_SECTIONS = 1_000
 
-# One sync request. Each upsert costs at most 3 statements in the D1 batch (upsert, clear
-# tombstone, record), each delete 2, so 250 items stay far below 1,000 queries.
+# One sync request. Each item costs 2 statements in the D1 batch (upsert and clear its
+# tombstone, or delete and write one), plus at most 6 per batch (record, touch the vault,
+# 4 for withdrawal: worker/store/citations.py), so 250 items stay far below 1,000 queries.
 MAX_BATCH_ITEMS = 250
 # The request body; the hub packs batches to stay under it (with headroom for JSON escapes).
 MAX_SYNC_BODY_BYTES = 8_000_000
+# POST /vault/heartbeat: a vault id, a name and a count.
+MAX_HEARTBEAT_BODY_BYTES = 4_000
 
 
 

@@ -3,6 +3,8 @@ shared/limits.py)."""
 
 from __future__ import annotations
 
+from shared.units import MS_PER_DAY
+
 # How often the hub pushes (seconds); the Worker judges staleness from the same number.
 DEFAULT_SYNC_INTERVAL_S = 15 * 60
 # /status calls a vault stale after this many intervals without a hub contact.
@@ -10,3 +12,7 @@ STALE_AFTER_INTERVALS = 2
 # GET /vault/manifest page sizes: the default and the most a request may ask for.
 MANIFEST_PAGE = 1_000
 MANIFEST_MAX_PAGE = 5_000
+# A file time (an upsert's mtime, a delete's deleted_at) may be this far ahead of the
+# Worker's clock: a hub whose clock is off by a time zone still syncs, while a date years
+# ahead is refused (before 0002 a delete dated 2^53 − 1 blocked its path for good).
+MAX_CLOCK_SKEW_MS = MS_PER_DAY

@@ -12,6 +12,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 
@@ -30,11 +31,20 @@ from shared.limits import (
     MAX_TAGS,
     MAX_TITLE_CHARS,
 )
-from shared.units import MAX_SAFE_INTEGER
+from shared.protocol import MAX_CLOCK_SKEW_MS
+from shared.units import MAX_SAFE_INTEGER, MS_PER_DAY
 
-Millis = Annotated[int, Field(ge=0, le=MAX_SAFE_INTEGER)]
+# Strict: JSON `true` is not 1 and 1.5e12 is not a whole number of milliseconds.
+Millis = Annotated[int, Field(strict=True, ge=0, le=MAX_SAFE_INTEGER)]
+Count = Annotated[int, Field(strict=True, ge=0, le=MAX_SAFE_INTEGER)]
+# A sync sequence the Worker handed out (POST /vault/heartbeat): 1, 2, ...
+Seq = Annotated[int, Field(strict=True, ge=1, le=MAX_SAFE_INTEGER)]
+VaultName = Annotated[str, Field(min_length=1, max_length=200)]
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _BATCH_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+# The validation context key holding the Worker's clock (see parse_sync_batch).
+NOW_MS = "now_ms"
 
 
 class Strict(BaseModel):
@@ -58,6 +68,28 @@ def check_vault_path(path: str) -> str:
 
 
 VaultPath = Annotated[str, AfterValidator(check_vault_path)]
+
+
+def check_vault_id(value: str) -> str:
+    if not _UUID.match(value):
+        raise ValueError("vault_id must be a lower-case UUID (the hub keeps it in "
+                         "<vault>/.mallory/vault.json)")
+    return value
+
+
+VaultId = Annotated[str, AfterValidator(check_vault_id)]
+
+
+def check_skew(value: int, info: ValidationInfo) -> int:
+    """Refuse a file time beyond the Worker's clock plus MAX_CLOCK_SKEW_MS (only when the
+    Worker validates: the context then holds its clock)."""
+    now = (info.context or {}).get(NOW_MS)
+    if now is not None and value > now + MAX_CLOCK_SKEW_MS:
+        ahead = (value - now) / MS_PER_DAY
+        raise ValueError(f"{info.field_name} is {ahead:,.1f} days ahead of the Worker's clock "
+                         f"(at most {MAX_CLOCK_SKEW_MS // MS_PER_DAY} day allowed): check the "
+                         "hub computer's clock")
+    return value
 
 
 class NoteUpsert(Strict):
@@ -90,15 +122,30 @@ class NoteUpsert(Strict):
             raise ValueError("content_hash must be a lower-case hex SHA-256 (64 characters)")
         return v
 
+    @field_validator("mtime")
+    @classmethod
+    def _mtime_skew(cls, v: int, info: ValidationInfo) -> int:
+        return check_skew(v, info)
+
 
 class NoteDelete(Strict):
     path: VaultPath
     deleted_at: Millis
 
+    @field_validator("deleted_at")
+    @classmethod
+    def _deleted_at_skew(cls, v: int, info: ValidationInfo) -> int:
+        return check_skew(v, info)
+
 
 class SyncBatch(Strict):
+    """One batch of one hub run: `seq` is the run's sync sequence (POST /vault/heartbeat);
+    `vault` is the vault's display name, `vault_id` its identity."""
+
     batch_id: str
-    vault: str = Field(min_length=1, max_length=200)
+    vault_id: VaultId
+    vault: VaultName
+    seq: Seq
     upserts: list[NoteUpsert] = Field(default_factory=list)
     deletes: list[NoteDelete] = Field(default_factory=list)
 
@@ -116,6 +163,16 @@ class SyncResult(BaseModel):
     upserted: int = 0
     skipped_stale: int = 0
     deleted: int = 0
+    withdrawn: int = 0  # answers withdrawn from recall because a note they cited changed
+
+
+class Heartbeat(Strict):
+    """POST /vault/heartbeat: the hub's contact at the start and end of every run.
+    `rejected` (the pages the run could not send) is given at the end."""
+
+    vault_id: VaultId
+    vault: VaultName
+    rejected: Count | None = None
 
 
 def _error_details(exc: ValidationError) -> list[dict[str, Any]]:
@@ -134,7 +191,8 @@ def _error_details(exc: ValidationError) -> list[dict[str, Any]]:
 M = TypeVar("M", bound=BaseModel)
 
 
-def parse_json_model(body: bytes, model: type[M], what: str) -> M:
+def parse_json_model(body: bytes, model: type[M], what: str,
+                     context: dict[str, Any] | None = None) -> M:
     """Decode a JSON object body into `model`: 400 when it is not a JSON object, 422 with
     every invalid field (and, for lists of items, the item's index) when it does not fit."""
     data = loads_bounded(body, what)  # depth, number and string limits: 400 with a code
@@ -146,14 +204,15 @@ def parse_json_model(body: bytes, model: type[M], what: str) -> M:
         raise BadRequest(f"{what} body holds an unpaired UTF-16 surrogate escape "
                          f"({exc.object[exc.start]!r}); send valid Unicode text") from exc
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         raise InvalidPayload(f"the {what} request is invalid; nothing was applied",
                              _error_details(exc)) from exc
 
 
-def parse_sync_batch(body: bytes) -> SyncBatch:
+def parse_sync_batch(body: bytes, now_ms: int | None = None) -> SyncBatch:
     """Parse a POST /vault/sync body, or raise PayloadTooLarge / BadRequest / InvalidPayload.
+    With `now_ms` (the Worker's clock), file times beyond MAX_CLOCK_SKEW_MS are refused.
 
     Validation is all-or-nothing: one bad item rejects the batch, and the error lists
     every bad item with its index, field and reason.
@@ -162,7 +221,8 @@ def parse_sync_batch(body: bytes) -> SyncBatch:
         raise PayloadTooLarge(
             f"sync body is {len(body)} bytes; the limit is {MAX_SYNC_BODY_BYTES}. "
             "Send smaller batches.")
-    batch = parse_json_model(body, SyncBatch, "sync")
+    context = {NOW_MS: now_ms} if now_ms is not None else None
+    batch = parse_json_model(body, SyncBatch, "sync", context)
     problems = []
     items = len(batch.upserts) + len(batch.deletes)
     if items > MAX_BATCH_ITEMS:

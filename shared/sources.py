@@ -2,6 +2,7 @@
 
 - `note_href` / `message_href`: the two link forms of DESIGN.md §3.
 - `guard_citations`: keeps only [n] markers that point at an injected hit.
+- `strip_citations`: removes every [n] marker (from past answers before they are recalled).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ _URI_COMPONENT_SAFE = "-_.!~*'()"
 _SPACES = re.compile(r"\s+")
 # [3] or [1, 2] — but not arr[3] or [[3]] (code and wiki links).
 _CITATION = re.compile(r"(?<![\w\[\]])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\])")
+# A run of markers as guard_citations writes them ("[1][2]"), for stripping.
+_CITATION_RUN = re.compile(r"(?<![\w\[\]])(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+(?!\])")
 
 
 def encode_uri_component(value: str) -> str:
@@ -41,14 +44,6 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,.;:") + "…"
 
 
-def strip_citations(text: str) -> str:
-    """Text without its [n] markers: a past answer's citations pointed at that turn's
-    Recall block and must never pass for citations of a later one."""
-    cleaned = _CITATION.sub("", text)
-    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
-    return re.sub(r"[ \t]{2,}", " ", cleaned).strip()
-
-
 def guard_citations(answer: str, injected: Sequence[Source]) -> tuple[str, list[Source]]:
     """Drop citation markers that point at no injected hit; return the cited sources.
 
@@ -65,7 +60,20 @@ def guard_citations(answer: str, injected: Sequence[Source]) -> tuple[str, list[
             cited.setdefault(n, by_number[n])
         return "".join(f"[{n}]" for n in kept)
 
-    cleaned = _CITATION.sub(replace, answer)
-    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
-    cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).strip()
+    cleaned = _tidy(_CITATION.sub(replace, answer))
     return cleaned, sorted(cited.values(), key=lambda s: s.n)
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
+def strip_citations(text: str) -> str:
+    """A past answer's text without its [n] markers: they numbered the hits of the turn
+    it answered, and recalled into a new turn they could pass for citations of its hits.
+    Text without a marker is returned as it is (the common case, at memchr speed)."""
+    if "[" not in text:
+        return text
+    stripped, found = _CITATION_RUN.subn("", text)
+    return _tidy(stripped) if found else text

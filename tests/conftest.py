@@ -13,14 +13,18 @@ import pytest
 from local.migrate import migrate
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from shared.schemas import NoteUpsert
+from shared.schemas import NoteUpsert, SyncBatch, SyncResult
 from shared.units import MS_PER_DAY
 from worker.app import create_app
 from worker.config import Runtime, Settings
+from worker.db import Database
+from worker.store import notes as note_store
+from worker.store import vaults
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "test-sync-token"
 BASE_URL = "http://mallory.test"
+LIFE_ID = "11111111-1111-4111-8111-111111111111"  # the id of the vault named "Life"
 DAY_MS = MS_PER_DAY
 NOW_MS = 1_780_000_000_000  # 2026-05-28, fixed so recency is reproducible
 
@@ -82,15 +86,31 @@ def note(path: str, body: str, *, title: str | None = None, mtime: int = NOW_MS 
 
 
 def batch(batch_id: str, upserts: list[NoteUpsert] = (), deletes: list[dict] = (),
-          vault: str = "Life") -> dict:
-    return {"batch_id": batch_id, "vault": vault,
+          vault: str = "Life", vault_id: str = LIFE_ID, seq: int = 1) -> dict:
+    return {"batch_id": batch_id, "vault_id": vault_id, "vault": vault, "seq": seq,
             "upserts": [u.model_dump() for u in upserts], "deletes": list(deletes)}
 
 
+async def heartbeat(client: httpx.AsyncClient, vault_id: str = LIFE_ID, vault: str = "Life",
+                    rejected: int | None = None) -> dict:
+    """What a hub run does first: register the vault and take a sync sequence."""
+    body = {"vault_id": vault_id, "vault": vault}
+    if rejected is not None:
+        body["rejected"] = rejected
+    response = await client.post("/vault/heartbeat", json=body, headers=auth())
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
 async def sync(client: httpx.AsyncClient, *notes: NoteUpsert, batch_id: str = "b1",
-               deletes: list[dict] = ()) -> httpx.Response:
-    response = await client.post("/vault/sync", json=batch(batch_id, list(notes), deletes),
-                                 headers=auth())
+               deletes: list[dict] = (), vault: str = "Life", vault_id: str = LIFE_ID,
+               seq: int | None = None) -> httpx.Response:
+    """One batch as a hub run sends it: with the sequence of a fresh heartbeat unless
+    `seq` names one already handed out."""
+    if seq is None:
+        seq = (await heartbeat(client, vault_id, vault))["vault"]["seq"]
+    body = batch(batch_id, list(notes), deletes, vault=vault, vault_id=vault_id, seq=seq)
+    response = await client.post("/vault/sync", json=body, headers=auth())
     assert response.status_code == 200, response.text
     return response
 
@@ -103,3 +123,13 @@ def miniflare_d1() -> Iterator[object]:
     d1 = MiniflareD1.start()
     yield d1
     d1.stop()
+
+
+async def store_notes(db: Database, *upserts: NoteUpsert, deletes: list[dict] = (),
+                      vault: str = "Life", vault_id: str = LIFE_ID, batch_id: str = "b",
+                      now_ms: int = NOW_MS) -> SyncResult:
+    """A hub run at the store level: a heartbeat, then one batch with its sequence."""
+    contact = await vaults.heartbeat(db, vault_id, vault, now_ms)
+    return await note_store.apply_batch(db, SyncBatch(
+        batch_id=batch_id, vault_id=vault_id, vault=vault, seq=contact.vault.seq,
+        upserts=list(upserts), deletes=list(deletes)), now_ms)

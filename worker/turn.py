@@ -8,21 +8,33 @@ failure leaves no half-written answer behind.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from shared.errors import UpstreamError
+from shared.recall_block import Injected
 from shared.recall_policy import AUTOMATIC
 from shared.schemas import ChatRequest
 from shared.sources import guard_citations
+from shared.wire import Source
 from worker.config import Runtime
 from worker.providers import Prompt, provider_for
 from worker.recall.automatic import automatic_recall
 from worker.semantic.scheduling import schedule_indexing
-from worker.store import chats
+from worker.store import chats, citations
+from worker.store.citations import Citation
 from worker.views import message_json, source
 
 # The model sees this many recent turns; automatic recall skips the same ones.
 HISTORY_TURNS = AUTOMATIC.exclude_recent_turns
+
+
+def cited_notes(injected: Sequence[Injected], cited: Sequence[Source]) -> list[Citation]:
+    """The notes an answer cites, with the excerpt it was shown of each (for withdrawal)."""
+    numbers = {s.n for s in cited}
+    return [Citation(vid=i.candidate.vid, path=i.candidate.id, excerpt=i.excerpt)
+            for i in injected
+            if i.n in numbers and i.candidate.kind == "note" and i.candidate.vid is not None]
 
 
 async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
@@ -48,8 +60,11 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
     answer, cited = guard_citations(answer, sources)
     if not answer:
         raise UpstreamError("the model returned an empty answer; try again")
-    assistant = await chats.append_message(db, conversation_id, "assistant", answer,
-                                           max(runtime.now_ms(), now + 1), sources=cited)
+    answered_at, answer_id = max(runtime.now_ms(), now + 1), chats.new_id()
+    assistant = await chats.append_message(
+        db, conversation_id, "assistant", answer, answered_at, sources=cited,
+        message_id=answer_id, after=citations.record_statements(
+            db, answer_id, cited_notes(recall.injected, cited), answered_at))
     schedule_indexing(runtime, ("messages",))
     return {"conversation_id": conversation_id,
             "user_message": message_json(user_message),

@@ -1,5 +1,5 @@
 """The JSON the Worker sends, rendered in one place from internal records: messages,
-conversations, the manifest, /status, search hits and footer sources."""
+conversations, vaults (heartbeat, manifest), /status, search hits and footer sources."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from shared.wire import SearchHit, Source
 from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
 from worker.store.chats import Forgotten, Message
+from worker.store.vaults import Contact, Vault
 
 # A hit at least this recent (its recency multiplier, shared.ranking) says so in reasons.
 RECENT_BOOST = 1.05
@@ -50,26 +51,69 @@ def forgotten_json(item_id: str, forgotten: Forgotten) -> dict[str, Any]:
             "citations_removed": forgotten.citations}
 
 
-def manifest_json(rows: Sequence[Mapping[str, Any]], limit: int) -> dict[str, Any]:
-    return {"notes": [{"path": r["path"], "content_hash": r["content_hash"],
-                       "mtime": r["mtime"]} for r in rows],
+def _iso_or_none(ms: int | None) -> str | None:
+    return iso(ms) if ms is not None else None
+
+
+def vault_json(vault: Vault) -> dict[str, Any]:
+    """A vault's summary as the hub compares it with its state (count and checksum)."""
+    return {"id": vault.uuid, "name": vault.name, "seq": vault.seq, "notes": vault.notes,
+            "checksum": vault.checksum, "last_sync_at": _iso_or_none(vault.last_sync_at),
+            "last_contact_at": _iso_or_none(vault.last_contact_at)}
+
+
+def contact_json(contact: Contact) -> dict[str, Any]:
+    return {"worker_id": contact.worker_id, "adopted": contact.adopted,
+            "vault": vault_json(contact.vault)}
+
+
+def manifest_json(vault: Vault, rows: Sequence[Mapping[str, Any]], limit: int
+                  ) -> dict[str, Any]:
+    return {"vault": vault_json(vault),
+            "notes": [{"path": r["path"], "content_hash": r["content_hash"],
+                       "mtime": r["mtime"], "seq": r["seq"]} for r in rows],
             "next_after": rows[-1]["path"] if len(rows) == limit else None}
 
 
-def status_json(row: Mapping[str, Any], settings: Settings, now_ms: int) -> dict[str, Any]:
+def _staleness_s(last_contact_ms: int | None, now_ms: int) -> int | None:
+    return (now_ms - last_contact_ms) // MS_PER_SECOND if last_contact_ms is not None else None
+
+
+def vault_status_json(vault: Vault, stale_after_s: int, now_ms: int) -> dict[str, Any]:
+    staleness = _staleness_s(vault.last_contact_at, now_ms)
+    return {"id": vault.uuid, "name": vault.name, "notes": vault.notes,
+            "last_sync_at": _iso_or_none(vault.last_sync_at),
+            "last_contact_at": _iso_or_none(vault.last_contact_at),
+            "rejected": vault.rejected, "staleness_seconds": staleness,
+            "stale": staleness is None or staleness > stale_after_s,
+            # A vault from before 0002 that no hub run has adopted yet.
+            "legacy": vault.uuid is None}
+
+
+def status_json(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Settings,
+                now_ms: int) -> dict[str, Any]:
+    """Top-level staleness is the stalest vault's (stale when any vault is, or none has
+    synced): one forgotten vault is enough to make recall out of date. Staleness counts
+    from the hub's last contact, so a run that finds nothing to send keeps it fresh."""
     last = row.get("last_sync_at")
-    staleness = (now_ms - int(last)) // MS_PER_SECOND if last is not None else None
     interval = settings.sync_interval_s
+    per_vault = [vault_status_json(v, STALE_AFTER_INTERVALS * interval, now_ms)
+                 for v in vaults]
+    contacts = [v.last_contact_at for v in vaults if v.last_contact_at is not None]
+    staleness = (None if not vaults or len(contacts) < len(vaults)
+                 else _staleness_s(min(contacts), now_ms))
     return {
         "schema_version": row.get("schema_version"),
         "migrations_applied": row.get("migrations"),
         "corpora": {"notes": row.get("notes") or 0, "messages": row.get("messages") or 0},
         "conversations": row.get("conversations") or 0,
         "last_sync_at": iso(int(last)) if last is not None else None,
+        "last_contact_at": _iso_or_none(max(contacts, default=None)),
         "staleness_seconds": staleness,
         "sync_interval_seconds": interval,
-        "stale": staleness is None or staleness > STALE_AFTER_INTERVALS * interval,
+        "stale": not per_vault or any(v["stale"] for v in per_vault),
         "model_provider": settings.model_provider,
+        "vaults": per_vault,
     }
 
 

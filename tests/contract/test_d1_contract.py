@@ -5,57 +5,22 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from local.migrate import MIGRATIONS_DIR, migrate
-from local.sqlite_db import SqliteDatabase
 from shared.matching import highlighter
 from shared.query import Mode, build_query
-from shared.schemas import SyncBatch
 from shared.snippets import make_snippet
 from shared.wire import Source
-from tests.conftest import NOW_MS, note
+from tests.conftest import NOW_MS, note, store_notes
 from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
 from worker.recall import lexical
 from worker.recall.filters import Filters
-from worker.store import chats, notes
+from worker.store import chats
 
 pytestmark = pytest.mark.miniflare
-
-LIST_SQL = """
-SELECT name, sql FROM sqlite_master
-WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'
-"""
-
-
-async def reset(db: Database) -> None:
-    """Drop every trigger, then every table (virtual tables first: their shadow tables go
-    with them)."""
-    triggers = (await db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'")
-                .all()).results
-    for row in triggers:
-        await db.prepare(f'DROP TRIGGER IF EXISTS "{row["name"]}"').run()
-    rows = (await db.prepare(LIST_SQL).all()).results
-    virtual = [r["name"] for r in rows if (r["sql"] or "").upper().startswith("CREATE VIRTUAL")]
-    for name in virtual:
-        await db.prepare(f'DROP TABLE IF EXISTS "{name}"').run()
-    for row in (await db.prepare(LIST_SQL).all()).results:
-        await db.prepare(f'DROP TABLE IF EXISTS "{row["name"]}"').run()
-
-
-@pytest.fixture(params=["sqlite", "miniflare"])
-async def port(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
-    if request.param == "sqlite":
-        db: Database = SqliteDatabase(tmp_path / "contract.sqlite")
-    else:
-        db = request.getfixturevalue("miniflare_d1")
-        await reset(db)
-    await migrate(db)
-    yield db
-
 
 async def fts_paths(db: Database, match: str) -> list[str]:
     rows = (await db.prepare(
@@ -73,8 +38,7 @@ async def integrity_ok(db: Database, table: str) -> bool:
 
 
 async def apply(db: Database, batch_id: str, *upserts, deletes=()) -> None:
-    batch = SyncBatch(batch_id=batch_id, vault="V", upserts=list(upserts), deletes=list(deletes))
-    await notes.apply_batch(db, batch, NOW_MS)
+    await store_notes(db, *upserts, deletes=list(deletes), batch_id=batch_id)
 
 
 async def test_migrations_apply_and_are_recorded(port: Database) -> None:
@@ -91,6 +55,7 @@ async def test_triggers_keep_note_fts_in_sync_through_upserts_and_deletes(port: 
     assert await fts_paths(port, "aardvark") == []
     assert await fts_paths(port, "badger") == ["a.md"]
     await apply(port, "3", deletes=[{"path": "a.md", "deleted_at": NOW_MS + 1}])
+    assert await fts_paths(port, "badger") == []
     assert await fts_paths(port, "badger") == []
     assert await integrity_ok(port, "vault_notes_fts")
     stats = (await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'notes'")
@@ -137,9 +102,9 @@ async def test_insert_or_replace_corrupts_external_content_fts(port: Database) -
     """Why the project never writes INSERT OR REPLACE: REPLACE deletes the old row without
     firing the delete trigger, so the FTS index keeps entries for a row that is gone."""
     await apply(port, "1", note("a.md", "the aardvark digs"))
-    columns = ("path, vault, title, name, body, mtime, note_date, content_hash, synced_at")
+    columns = ("path, vid, title, name, body, mtime, note_date, content_hash, synced_at")
     await port.prepare(f"INSERT OR REPLACE INTO vault_notes ({columns}) VALUES "
-                       "('a.md', 'V', 't', 'a', 'new text', 1, 1, 'h', 1)").run()
+                       "('a.md', 1, 't', 'a', 'new text', 1, 1, 'h', 1)").run()
     body = await port.prepare("SELECT body FROM vault_notes WHERE path = 'a.md'").first()
     assert body == {"body": "new text"}
     orphans = (await port.prepare(

@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from hub.cli import run_watch
 from hub.client import AuthFailed, WorkerClient
+from hub.identity import read_vault_id
+from hub.reading import Page, read_page
 from hub.sync import Syncer
-from local.thread_server import RunningServer, running_server
+from local.migrate import MIGRATIONS_DIR, migrate
+from local.sqlite_db import SqliteDatabase
+from local.thread_server import RunningServer, run_coroutine, running_server
+from shared.units import MS_PER_DAY
 from tests.conftest import ROOT
+from tests.e2e.hubs import APPLIED, Hook, vault_notes, worker_notes
 
 
 @pytest.fixture
@@ -56,12 +65,8 @@ def status(server: RunningServer) -> dict:
     return httpx.get(f"{server.url}/status").json()
 
 
-def manifest(server: RunningServer) -> dict[str, str]:
-    client = WorkerClient(server.url, server.token)
-    try:
-        return client.manifest()
-    finally:
-        client.close()
+def manifest(server: RunningServer, vault: Path) -> dict[str, str]:
+    return worker_notes(server, vault)
 
 
 def test_create_edit_rename_delete_are_followed(server: RunningServer, vault: Path,
@@ -130,16 +135,28 @@ def test_killed_between_batches_resumes_without_loss(server: RunningServer,
     assert search(server, "topic44") == ["n44.md"]
 
 
-def test_lost_state_is_repaired_by_full(server: RunningServer, vault: Path,
-                                        tmp_path: Path) -> None:
+@pytest.mark.parametrize("full", [True, False])
+def test_lost_state_is_repaired(server: RunningServer, vault: Path, tmp_path: Path,
+                                full: bool) -> None:
     run(server, vault, tmp_path)
     shutil.rmtree(tmp_path / "hub-state")
     (vault / "Recipes.md").unlink()
     (vault / "New.md").write_text("fresh idea about kites")
-    repaired = run(server, vault, tmp_path, full=True)
+    repaired = run(server, vault, tmp_path, full=full)
     assert (repaired.sent, repaired.deleted, repaired.unchanged) == (1, 1, 1)
-    assert set(manifest(server)) == {"Projects/Lighthouse.md", "New.md"}
+    assert repaired.reconciled == ("--full" if full else "first contact with this Worker")
+    assert set(manifest(server, vault)) == {"Projects/Lighthouse.md", "New.md"}
     assert run(server, vault, tmp_path).sent == 0  # the rebuilt state is complete
+
+
+def test_a_lost_identity_file_is_restored_from_the_state(server: RunningServer, vault: Path,
+                                                         tmp_path: Path) -> None:
+    run(server, vault, tmp_path)
+    before = read_vault_id(vault)
+    shutil.rmtree(vault / ".mallory")
+    again = run(server, vault, tmp_path)
+    assert read_vault_id(vault) == before and again.sent == 0
+    assert [v["notes"] for v in status(server)["vaults"]] == [2]  # still one vault
 
 
 def test_wrong_token_writes_nothing(server: RunningServer, vault: Path,
@@ -168,10 +185,7 @@ def test_cli_dry_run_then_sync(server: RunningServer, vault: Path, tmp_path: Pat
     assert missing.returncode == 2 and "no sync token" in missing.stderr
 
 
-def test_watch_first_run_repairs_a_worker_that_lost_its_data(tmp_path: Path,
-                                                              vault: Path) -> None:
-    from hub.cli import run_watch
-
+def test_watch_repairs_a_worker_that_lost_its_data(tmp_path: Path, vault: Path) -> None:
     state = tmp_path / "state"
     with running_server(tmp_path / "one.sqlite", token="t") as first:
         run_watch(vault, first.url, "t", None, state, interval_s=0, max_runs=1, quiet=True)
@@ -179,6 +193,27 @@ def test_watch_first_run_repairs_a_worker_that_lost_its_data(tmp_path: Path,
     with running_server(tmp_path / "fresh.sqlite", token="t") as second:  # empty database
         run_watch(vault, second.url, "t", None, state, interval_s=0, max_runs=1, quiet=True)
         assert status(second)["corpora"]["notes"] == 2
+
+
+def test_watch_syncs_again_soon_after_an_edit_made_during_a_run(tmp_path: Path,
+                                                                vault: Path) -> None:
+    """The poll compares with the stats from before the run, so an edit made while a run
+    was sending is seen at the next poll, not an interval (here an hour) later."""
+    hooks: list[Hook] = []
+    with running_server(tmp_path / "w.sqlite", token="t",
+                        wrap=lambda app: hooks.append(Hook(app)) or hooks[0]) as server:
+        edited = vault / "Recipes.md"
+        hooks[0].on_request = lambda path, n: APPLIED if path == "/vault/sync" else None
+        hooks[0].act = lambda: edited.write_text("plum dumplings with poppy seeds, edited "
+                                                 "while the first run was sending")
+        watcher = threading.Thread(target=run_watch, kwargs=dict(
+            vault=vault, url=server.url, token="t", vault_name=None, state_dir=tmp_path / "s",
+            interval_s=3600, poll_s=0.1, max_runs=2, quiet=True), daemon=True)
+        watcher.start()
+        watcher.join(timeout=60)
+        hooks[0].on_request = None
+        assert not watcher.is_alive(), "the edit made during the first run was not synced"
+        assert worker_notes(server, vault) == vault_notes(vault)
 
 
 def test_cli_status_reports_state_and_worker(server: RunningServer, vault: Path,
@@ -189,3 +224,64 @@ def test_cli_status_reports_state_and_worker(server: RunningServer, vault: Path,
     result = hub_cli("status", "--vault", str(vault), "--state-dir", state, "--url", server.url)
     assert result.returncode == 0, result.stderr
     assert "2 notes pushed" in result.stdout and '"notes": 2' in result.stdout
+
+
+def test_the_first_sync_after_0002_adopts_the_notes_pushed_before(tmp_path: Path,
+                                                                  vault: Path) -> None:
+    """A Worker and a hub state from before vault ids: the first run adopts the old notes
+    (nothing is pushed twice) and repairs what the old state got wrong."""
+    db_path, state = tmp_path / "worker.sqlite", tmp_path / "state"
+    only_first = tmp_path / "migrations-0001"
+    only_first.mkdir()
+    shutil.copy(MIGRATIONS_DIR / "0001_initial.sql", only_first)
+    old = SqliteDatabase(db_path)
+    run_coroutine(migrate(old, only_first))
+    notes = vault_notes(vault)
+    stale = "Recipes.md"  # an edit the old hub recorded as pushed while it was not
+    for path, digest in notes.items():
+        old.connection.execute(
+            "INSERT INTO vault_notes (path, vault, title, name, body, mtime, note_date, "
+            "content_hash, synced_at) VALUES (?, 'My Vault', ?, ?, 'old text', 1, 1, ?, 1)",
+            (path, path, path, "0" * 64 if path == stale else digest))
+    old.close()
+    (state).mkdir()
+    (state / "state.json").write_text(json.dumps({"version": 1, "vault": "My Vault", "notes": {
+        p: {"hash": d, "mtime_ns": (vault / p).stat().st_mtime_ns,
+            "size": (vault / p).stat().st_size, "pushed_at": 1} for p, d in notes.items()}}))
+    with running_server(db_path, token="t") as server:  # applies 0002
+        assert [v["legacy"] for v in status(server)["vaults"]] == [True]
+        result = hub_cli("sync", "--vault", str(vault), "--url", server.url, "--state-dir",
+                         str(state), "--token", "t")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("sent 1, unchanged 1, deleted 0"), result.stdout
+        assert "the hub state predates vault ids" in result.stdout
+        [adopted] = status(server)["vaults"]
+        assert (adopted["id"], adopted["name"], adopted["notes"], adopted["legacy"]) == (
+            read_vault_id(vault), "My Vault", 2, False)
+        assert worker_notes(server, vault) == notes
+        again = hub_cli("sync", "--vault", str(vault), "--url", server.url, "--state-dir",
+                        str(state), "--token", "t")
+        assert again.stdout.startswith("sent 0, unchanged 2") and "reconciled" not in \
+            again.stdout, again.stdout
+
+
+def test_an_item_the_worker_refuses_is_reported_and_the_rest_arrives(
+        server: RunningServer, vault: Path, tmp_path: Path) -> None:
+    """A hub whose clock runs two days fast for one file: the Worker refuses that item
+    (422 naming it and the field), the hub drops it and resends the rest of the batch."""
+    def fast_clock(root: Path, rel: str, now_ms: int):
+        page = read_page(root, rel, now_ms)
+        if rel == "Recipes.md" and isinstance(page, Page):
+            ahead = page.note.model_copy(update={"mtime": now_ms + 2 * MS_PER_DAY})
+            return Page(ahead, page.mtime_ns, page.size, page.read_ns)
+        return page
+
+    client = WorkerClient(server.url, server.token)
+    try:
+        summary = Syncer(vault, client, vault.name, tmp_path / "s", read=fast_clock).run()
+    finally:
+        client.close()
+    assert [(r.path, "mtime" in r.reason and "ahead" in r.reason) for r in summary.rejected] \
+        == [("Recipes.md", True)]
+    assert summary.sent == 1 and set(worker_notes(server, vault)) == {"Projects/Lighthouse.md"}
+    assert status(server)["vaults"][0]["rejected"] == 1

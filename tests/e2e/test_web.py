@@ -42,10 +42,13 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
             note("Inbox/Evil.md", "A note about xylophone tuning, with <b>bold</b> markup.",
                  title="<img src=x onerror=alert(1)>"),
         ]
-        body = {"batch_id": "web", "vault": "Home Vault",
+        hub = {"authorization": f"Bearer {s.token}"}
+        vault = {"vault_id": "0b0e0a0d-5e5e-4000-8000-000000000001", "vault": "Home Vault"}
+        contact = httpx.post(f"{s.url}/vault/heartbeat", json=vault, headers=hub)
+        assert contact.status_code == 200
+        body = {"batch_id": "web", **vault, "seq": contact.json()["vault"]["seq"],
                 "upserts": [u.model_dump() for u in upserts], "deletes": []}
-        response = httpx.post(f"{s.url}/vault/sync", json=body,
-                              headers={"authorization": f"Bearer {s.token}"})
+        response = httpx.post(f"{s.url}/vault/sync", json=body, headers=hub)
         assert response.status_code == 200
         yield s
 

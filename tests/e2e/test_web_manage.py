@@ -184,8 +184,10 @@ def test_status_panel_warns_when_never_synced(page: Page, empty_server: RunningS
 
 def test_status_panel_warns_when_sync_is_stale(page: Page, server: RunningServer) -> None:
     three_hours_ago = httpx.get(f"{server.url}/status").json()
-    run_coroutine(server.db.prepare(
-        "UPDATE vault_sync_batches SET applied_at = applied_at - 3 * 3600 * 1000").run())
+    run_coroutine(server.db.batch([  # the hub's last contact and sync, 3 hours back
+        server.db.prepare("UPDATE vault_sync_batches SET applied_at = applied_at - 10800000"),
+        server.db.prepare("UPDATE vaults SET last_sync_at = last_sync_at - 10800000, "
+                          "last_contact_at = last_contact_at - 10800000")]))
     assert three_hours_ago["stale"] is False
     page.goto(server.url)
     warning = page.locator("#stale-warning")

@@ -1,4 +1,5 @@
-"""The hub's HTTP behaviour against a mocked Worker (respx): retries, backoff, 401/413/422."""
+"""The hub's HTTP behaviour against a mocked Worker (respx): retries, backoff, 401/413/422,
+the heartbeat and the manifest."""
 
 from __future__ import annotations
 
@@ -31,6 +32,16 @@ def sleeps() -> list[float]:
 @pytest.fixture
 def client(sleeps: list[float]) -> WorkerClient:
     return WorkerClient(URL, "tok", sleep=sleeps.append)
+
+
+def fresh_worker() -> None:
+    """The heartbeat and manifest answers of a Worker that holds nothing of the vault."""
+    respx.post(f"{URL}/vault/heartbeat").mock(return_value=httpx.Response(200, json={
+        "worker_id": "w1", "adopted": False,
+        "vault": {"id": "x", "name": "V", "seq": 1, "notes": 0, "checksum": 0,
+                  "last_sync_at": None, "last_contact_at": None}}))
+    respx.get(f"{URL}/vault/manifest").mock(return_value=httpx.Response(200, json={
+        "vault": {}, "notes": [], "next_after": None}))
 
 
 def vault(tmp_path: Path, n: int) -> Path:
@@ -93,6 +104,7 @@ def test_413_splits_the_batch(tmp_path: Path, client: WorkerClient) -> None:
         return httpx.Response(200, json={**OK, "batch_id": body["batch_id"]})
 
     respx.post(f"{URL}/vault/sync").mock(side_effect=handler)
+    fresh_worker()
     summary = Syncer(vault(tmp_path, 5), client, "V", tmp_path / "state").run()
     assert summary.sent == 5 and not summary.rejected
     assert sizes[0] == 5 and sum(accepted) == 5 and max(accepted) <= 2
@@ -116,23 +128,35 @@ def test_422_drops_the_bad_items_and_sends_the_rest(tmp_path: Path,
         return httpx.Response(200, json={**OK, "batch_id": body["batch_id"]})
 
     respx.post(f"{URL}/vault/sync").mock(side_effect=handler)
+    fresh_worker()
     summary = Syncer(vault(tmp_path, 3), client, "V", tmp_path / "state").run()
     assert sorted(sent) == ["note0.md", "note2.md"]
     assert [(r.path, r.reason) for r in summary.rejected] == [
         ("note1.md", "refused by the Worker: nope")]
+    # The closing heartbeat reports the refused page.
+    closing = json.loads(respx.calls.last.request.content)
+    assert closing["rejected"] == 1 and closing["vault"] == "V"
 
 
 @respx.mock
 def test_access_service_token_headers_are_sent_when_configured() -> None:
     route = respx.get(f"{URL}/vault/manifest").mock(return_value=httpx.Response(
-        200, json={"notes": [{"path": "a.md", "content_hash": "h", "mtime": 5}],
+        200, json={"notes": [{"path": "a.md", "content_hash": "h", "mtime": 5, "seq": 1}],
                    "next_after": None}))
     client = WorkerClient(URL, "tok", access_id="id.access", access_secret="s3cret")
-    assert client.manifest() == {"a.md": ("h", 5)}
+    assert client.manifest("vault-id") == {"a.md": "h"}
+    assert route.calls.last.request.url.params["vault"] == "vault-id"
     headers = route.calls.last.request.headers
     assert headers["cf-access-client-id"] == "id.access"
     assert headers["cf-access-client-secret"] == "s3cret"
     assert headers["authorization"] == "Bearer tok"
     plain = WorkerClient(URL, "tok")
-    plain.manifest()
+    plain.manifest("vault-id")
     assert "cf-access-client-id" not in route.calls.last.request.headers
+
+
+@respx.mock
+def test_a_heartbeat_from_an_older_worker_is_a_clear_error(client: WorkerClient) -> None:
+    respx.post(f"{URL}/vault/heartbeat").mock(return_value=httpx.Response(200, json={}))
+    with pytest.raises(HubError, match="migrations/0002"):
+        client.heartbeat("vault-id", "V")

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from hub.notes import Rejection, parse_note, read_note
+from hub.notes import Rejection, parse_note
+from hub.reading import Page, read_page
 from hub.walk import walk_vault
 from shared.limits import MAX_NOTE_BODY_BYTES
 from shared.schemas import NoteUpsert
 from tests.conftest import ROOT
 
 MTIME = 1_700_000_000_000
+NOW = 1_780_000_000_000
 
 
 def parse(text: str | bytes, path: str = "Folder/Note.md") -> NoteUpsert | Rejection:
@@ -97,17 +98,11 @@ def test_walk_skips_hidden_and_excluded(tmp_path: Path) -> None:
     assert paths == ["a.md", "Sub/b.md", "Sub/c.MD"]
 
 
-def test_read_note_uses_file_mtime(tmp_path: Path) -> None:
-    (tmp_path / "n.md").write_text("hello")
-    os.utime(tmp_path / "n.md", (1_600_000_000, 1_600_000_000))
-    assert read_note(tmp_path, "n.md").mtime == 1_600_000_000_000
-    assert isinstance(read_note(tmp_path, "missing.md"), Rejection)
-
-
 def test_demo_vault_parses_cleanly() -> None:
     root = ROOT / "examples" / "vault"
     files = list(walk_vault(root))
     assert len(files) >= 20
-    parsed = [read_note(root, f.path) for f in files]
-    assert [p for p in parsed if isinstance(p, Rejection)] == []
+    pages = [read_page(root, f.path, NOW) for f in files]
+    assert [p for p in pages if not isinstance(p, Page)] == []
+    parsed = [p.note for p in pages if isinstance(p, Page)]
     assert any(p.path.startswith("Daily/") and p.tags == ["daily"] for p in parsed)

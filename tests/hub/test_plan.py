@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
-from hub.plan import make_batches, plan_changes
-from hub.state import Entry, State
+from hub.plan import Run, make_batches, plan_changes
+from hub.reading import RACY_NS
+from hub.state import UNKNOWN, Entry, State
 from hub.walk import walk_vault
 from shared.limits import MAX_BATCH_ITEMS
 
 NOW = 1_780_000_000_000
+RUN = Run("0a0b0c0d-0000-4000-8000-000000000001", "Vault", 7)
 
 
 def write(vault: Path, rel: str, text: str, mtime_s: float = 1_700_000_000) -> None:
@@ -20,40 +23,82 @@ def write(vault: Path, rel: str, text: str, mtime_s: float = 1_700_000_000) -> N
     os.utime(path, (mtime_s, mtime_s))
 
 
+def entry_for(vault: Path, rel: str, digest: str, read_ns: int) -> Entry:
+    stat = (vault / rel).stat()
+    return Entry(hash=digest, mtime_ns=stat.st_mtime_ns, size=stat.st_size, pushed_at=NOW,
+                 read_ns=read_ns)
+
+
 def test_first_plan_sends_everything_and_reports_rejections(tmp_path: Path) -> None:
     write(tmp_path, "a.md", "alpha")
     write(tmp_path, "b/c.md", "---\ntitle: [unclosed\n---\nbody")
     plan = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
     assert [u.path for u in plan.upserts] == ["a.md"]
     assert [r.path for r in plan.rejected] == ["b/c.md"]
-    assert plan.deletes == []
+    assert plan.deletes == [] and set(plan.reads) == {"a.md"}
 
 
-def test_unchanged_stat_is_not_even_read(tmp_path: Path) -> None:
+def test_a_settled_unchanged_stat_is_not_even_read(tmp_path: Path) -> None:
     write(tmp_path, "a.md", "alpha")
-    stat = next(iter(walk_vault(tmp_path)))
-    state = State(notes={"a.md": Entry(hash="h", mtime_ns=stat.mtime_ns, size=stat.size,
-                                       pushed_at=NOW)})
-    plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
-    assert (plan.upserts, plan.unchanged) == ([], 1)
+    state = State(notes={"a.md": entry_for(tmp_path, "a.md", "h", time.time_ns())})
+    reads: list[str] = []
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW,
+                        read=lambda v, p, n: reads.append(p))  # type: ignore[arg-type,return-value]
+    assert (plan.upserts, plan.unchanged, reads) == ([], 1, [])
 
 
-def test_a_missing_file_becomes_a_delete_dated_after_its_last_version(tmp_path: Path) -> None:
+def test_a_racy_stat_is_read_again_and_an_equal_hash_confirmed(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "alpha")
+    first = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
+    digest = first.upserts[0].content_hash
+    mtime_ns = (tmp_path / "a.md").stat().st_mtime_ns
+    racy = State(notes={"a.md": entry_for(tmp_path, "a.md", digest, mtime_ns + RACY_NS - 1)})
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), racy, NOW)
+    assert (plan.upserts, plan.unchanged, plan.confirmed) == ([], 1, ["a.md"])
+    # An edit that kept the size and the (coarse) time stamp is caught by that read.
+    write(tmp_path, "a.md", "alpHa")
+    assert (tmp_path / "a.md").stat().st_mtime_ns == mtime_ns
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), racy, NOW)
+    assert [u.body for u in plan.upserts] == ["alpHa"]
+
+
+def test_a_version_known_only_from_the_manifest_is_read(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "alpha")
+    state = State(notes={"a.md": Entry(hash="remote", mtime_ns=UNKNOWN, size=UNKNOWN,
+                                       pushed_at=0)})
+    assert [u.path for u in plan_changes(tmp_path, walk_vault(tmp_path), state, NOW).upserts] \
+        == ["a.md"]
+
+
+def test_a_missing_file_becomes_a_delete_dated_now(tmp_path: Path) -> None:
     future_ms = NOW + 10_000
     state = State(notes={"gone.md": Entry(hash="h", mtime_ns=future_ms * 1_000_000, size=1,
                                           pushed_at=NOW)})
     plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
-    assert [(d.path, d.deleted_at) for d in plan.deletes] == [("gone.md", future_ms + 1)]
+    assert [(d.path, d.deleted_at) for d in plan.deletes] == [("gone.md", NOW)]
 
 
 def test_batches_respect_item_and_byte_limits_and_ids_are_deterministic(tmp_path: Path) -> None:
     for i in range(25):
         write(tmp_path, f"n{i:02d}.md", "x" * 1_000)
     plan = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
-    batches = make_batches(plan, "Vault", max_items=10, max_bytes=5_000)
+    batches = make_batches(plan, RUN, max_items=10, max_bytes=5_000)
     assert sum(b.size for b in batches) == 25
     assert all(b.size <= min(10, MAX_BATCH_ITEMS) for b in batches)
     assert all(len(b.upserts) <= 4 for b in batches)  # ~1.3 KB per item under 5,000 bytes
-    again = make_batches(plan, "Vault", max_items=10, max_bytes=5_000)
+    again = make_batches(plan, RUN, max_items=10, max_bytes=5_000)
     assert [b.batch_id for b in batches] == [b.batch_id for b in again]
     assert len({b.batch_id for b in batches}) == len(batches)
+    other_run = make_batches(plan, Run(RUN.vault_id, RUN.vault_name, 8), 10, 5_000)
+    assert not {b.batch_id for b in batches} & {b.batch_id for b in other_run}
+    payload = batches[0].payload(RUN)
+    assert (payload["vault_id"], payload["vault"], payload["seq"]) == (RUN.vault_id, "Vault", 7)
+
+
+def test_upserts_go_before_deletes(tmp_path: Path) -> None:
+    write(tmp_path, "new.md", "moved here")
+    state = State(notes={"old.md": Entry(hash="h", mtime_ns=1, size=1, pushed_at=NOW)})
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    [batch] = make_batches(plan, RUN)
+    assert ([u.path for u in batch.upserts], [d.path for d in batch.deletes]) == (
+        ["new.md"], ["old.md"])

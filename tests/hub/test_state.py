@@ -1,20 +1,31 @@
-"""The hub's local state file: round trip, atomic write, and a clear error when broken."""
+"""The hub's local state file: round trip, atomic write, the checksum it compares with the
+Worker's, rebuilding from a manifest, and a clear error when broken."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from hub.state import Entry, State, default_state_dir, load_state, save_state
+from hub.state import UNKNOWN, Entry, State, default_state_dir, load_state, reconciled, save_state
+from shared.vault_digest import vault_checksum
 
 
 def test_state_round_trips(tmp_path: Path) -> None:
-    state = State(vault="V", url="http://w", last_sync_at=5,
-                  notes={"a.md": Entry(hash="h", mtime_ns=1, size=2, pushed_at=3)})
+    state = State(vault="V", vault_id="id", url="http://w", worker_id="w1", last_sync_at=5,
+                  notes={"a.md": Entry(hash="h", mtime_ns=1, size=2, pushed_at=3, read_ns=4)})
     save_state(tmp_path, state)
     assert load_state(tmp_path) == state
     assert not (tmp_path / "state.json.tmp").exists()
+
+
+def test_a_version_1_state_loads_as_version_1(tmp_path: Path) -> None:
+    (tmp_path / "state.json").write_text(json.dumps({
+        "version": 1, "vault": "V", "url": "http://w", "last_sync_at": 5,
+        "notes": {"a.md": {"hash": "h", "mtime_ns": 1, "size": 2, "pushed_at": 3}}}))
+    state = load_state(tmp_path)
+    assert state.version == 1 and state.notes["a.md"].read_ns == 0 and state.worker_id == ""
 
 
 def test_missing_state_is_empty(tmp_path: Path) -> None:
@@ -23,8 +34,25 @@ def test_missing_state_is_empty(tmp_path: Path) -> None:
 
 def test_broken_state_says_how_to_rebuild(tmp_path: Path) -> None:
     (tmp_path / "state.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(ValueError, match="--full"):
+    with pytest.raises(ValueError, match="delete it"):
         load_state(tmp_path)
+
+
+def test_checksum_is_the_shared_one_over_path_and_hash() -> None:
+    state = State(notes={"b.md": Entry("h2", 1, 1, 1), "a.md": Entry("h1", 1, 1, 1)})
+    assert state.checksum() == vault_checksum([("a.md", "h1"), ("b.md", "h2")])
+    assert State().checksum() == 0
+
+
+def test_reconciled_mirrors_the_manifest_and_keeps_agreeing_stats() -> None:
+    kept = Entry("same", 10, 20, 1, read_ns=99)
+    state = State(vault="V", worker_id="w", notes={
+        "same.md": kept, "changed.md": Entry("old", 1, 1, 1), "gone.md": Entry("x", 1, 1, 1)})
+    rebuilt = reconciled(state, {"same.md": "same", "changed.md": "new", "extra.md": "e"})
+    assert rebuilt.notes["same.md"] == kept
+    assert rebuilt.notes["changed.md"] == Entry("new", UNKNOWN, UNKNOWN, 0)
+    assert set(rebuilt.notes) == {"same.md", "changed.md", "extra.md"}
+    assert (rebuilt.vault, rebuilt.worker_id) == ("V", "w")
 
 
 def test_default_state_dir_is_per_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch

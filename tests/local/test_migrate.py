@@ -42,7 +42,8 @@ async def test_applies_once_and_records_in_wranglers_table(tmp_path: Path) -> No
     assert await migrate(db) == []
     rows = (await db.prepare("SELECT name FROM d1_migrations").all()).results
     assert rows == [{"name": name} for name in every]
-    assert {"vault_notes", "messages", "conversations"} <= tables(tmp_path / "m.sqlite")
+    assert {"vault_notes", "vaults", "messages", "conversations", "conversation_units",
+            "vector_units"} <= tables(tmp_path / "m.sqlite")
 
 
 async def test_failing_migration_leaves_database_unchanged(tmp_path: Path) -> None:

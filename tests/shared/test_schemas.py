@@ -17,6 +17,7 @@ json_values = st.recursive(
     max_leaves=20)
 sync_like = st.fixed_dictionaries({
     "batch_id": st.text(max_size=20) | st.integers(), "vault": st.text(max_size=10),
+    "vault_id": st.uuids().map(str) | json_values, "seq": st.integers() | json_values,
     "upserts": st.lists(st.dictionaries(
         st.sampled_from(["path", "title", "body", "mtime", "note_date", "content_hash",
                          "tags", "aliases", "extra"]), json_values, max_size=8), max_size=3),
@@ -28,7 +29,7 @@ sync_like = st.fixed_dictionaries({
        | sync_like.map(lambda v: json.dumps(v).encode()))
 def test_sync_parser_never_fails_untyped(body: bytes) -> None:
     try:
-        assert isinstance(parse_sync_batch(body), SyncBatch)
+        assert isinstance(parse_sync_batch(body, 1_780_000_000_000), SyncBatch)
     except MalloryError as exc:
         assert exc.status in (400, 413, 422)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from shared.sources import guard_citations, message_href, note_href
+import pytest
+
+from shared.sources import guard_citations, message_href, note_href, strip_citations
 from shared.wire import Source
 
 
@@ -38,3 +40,15 @@ def test_code_indexes_and_wiki_links_are_not_citations() -> None:
     answer, cited = guard_citations("x = arr[3] and [[Note]] and [[2]] [1]", _sources(1))
     assert answer == "x = arr[3] and [[Note]] and [[2]] [1]"
     assert [s.n for s in cited] == [1]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Bake it at 250 C [1].", "Bake it at 250 C."),
+    ("Both [1][2], and again [3, 4]!", "Both, and again!"),
+    ("keep arr[3], [[Wiki]] and [[3]] and [x]", "keep arr[3], [[Wiki]] and [[3]] and [x]"),
+    ("no markers at all", "no markers at all"),
+    ("[12] at the start", "at the start"),
+])
+def test_strip_citations_removes_every_marker_and_nothing_else(text: str, expected: str
+                                                                ) -> None:
+    assert strip_citations(text) == expected

@@ -17,6 +17,7 @@ from shared.query import Mode, SearchQuery, build_query
 from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
 from shared.recall_policy import AUTOMATIC, RecallPolicy, select
 from shared.snippets import snip
+from shared.sources import strip_citations
 from worker.db import Database
 from worker.recall.filters import Filters
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
@@ -87,7 +88,8 @@ async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:
     if not asked:
         return hits
     replies = await chats.replies_to(db, asked)
-    return [replace(h, reply=replies[h.id]) if h.id in replies else h for h in hits]
+    return [replace(h, reply=strip_citations(replies[h.id])) if h.id in replies else h
+            for h in hits]
 
 
 async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: str,

@@ -63,19 +63,28 @@ def _weights(columns: Mapping[str, float]) -> str:
 
 
 def notes_search_sql(columns: Mapping[str, float]) -> str:
-    """?1 the MATCH expression, ?2 how many rows. The CTE ranks on the FTS index alone and
-    keeps ?2 rows; only those are joined to the content table. No snippet() here: it
-    re-runs the MATCH per row and tokenizes the whole column, which cost more than the
-    ranking itself (bench.latency); shared.snippets cuts snippets for the final hits."""
+    """?1 the MATCH expression, ?2 how many rows, ?3 a vault name or NULL for every vault.
+    The CTE ranks on the FTS index alone and keeps ?2 rows; only those are joined to the
+    content table. All vaults share one index, so one bm25() scale ranks them together;
+    the vault filter is applied before the LIMIT, so a vault's hits are never crowded out
+    by another's. No snippet() here: it re-runs the MATCH per row and tokenizes the whole
+    column, which cost more than the ranking itself (bench.latency); shared.snippets cuts
+    snippets for the final hits."""
     return f"""
 WITH ranked AS (
     SELECT rowid AS rid, bm25(vault_notes_fts, {_weights(columns)}) AS bm25
     FROM vault_notes_fts WHERE vault_notes_fts MATCH ?1
+      AND (?3 IS NULL OR rowid IN (
+            SELECT n.rid FROM vault_notes AS n JOIN vaults AS v ON v.vid = n.vid
+            WHERE v.name = ?3))
     ORDER BY bm25 LIMIT ?2
 )
-SELECT n.path, n.vault, n.title, n.name, n.aliases, n.tags, n.properties, n.note_date,
-       ranked.bm25, substr(n.body, 1, {TEXT_CHARS}) AS text
-FROM ranked JOIN vault_notes AS n ON n.rid = ranked.rid
+SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault, n.title, n.name,
+       n.aliases, n.tags, n.properties, n.note_date, ranked.bm25,
+       substr(n.body, 1, {TEXT_CHARS}) AS text
+FROM ranked
+JOIN vault_notes AS n ON n.rid = ranked.rid
+JOIN vaults AS v ON v.vid = n.vid
 ORDER BY ranked.bm25
 """
 
@@ -83,7 +92,8 @@ ORDER BY ranked.bm25
 def messages_search_sql(columns: Mapping[str, float]) -> str:
     """Conversation units (migrations/0003). ?1 MATCH, ?2 rows; excluded: units holding a
     message whose id is in ?3 (a JSON array) and, in conversation ?4, units among its last
-    ?5 turns (already in the model's context)."""
+    ?5 turns (already in the model's context). A withdrawn reply (it quoted a note since
+    deleted or changed) has no unit: worker/store/units.py takes it out of the index."""
     return f"""
 WITH ranked AS (
     SELECT rowid AS rid, bm25(conversation_units_fts, {_weights(columns)}) AS bm25
@@ -117,12 +127,12 @@ class Scoring:
 
 
 def _note(row: Row, s: Scoring) -> Candidate:
-    path, vault = str(row["path"]), str(row["vault"])
+    path, vault, vid = str(row["path"]), str(row["vault"]), int(row["vid"])
     return Candidate(
         kind="note", id=path, group=s.group, relevance=s.relevance, boost=s.boost,
         timestamp_ms=s.timestamp_ms, label=shorten(str(row["title"]), MAX_LABEL_CHARS),
-        href=note_href(vault, path), text=str(row["text"] or ""), vault=vault, covers=(path,),
-        unit=f"{vault}/{path}",
+        href=note_href(vault, path), text=str(row["text"] or ""), vault=vault, vid=vid,
+        covers=(path,), unit=s.group,
         fields=(("title", str(row["title"])), ("file name", str(row["name"])),
                 ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
                 ("properties", str(row["properties"]))))
@@ -149,7 +159,7 @@ def _unit(row: Row, s: Scoring) -> Candidate:
 
 
 def _note_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
-    return (match, rows)
+    return (match, rows, filters.vault)
 
 
 def _message_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
@@ -161,7 +171,8 @@ def _message_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...
 
 NOTES = Corpus(
     name="notes", kind="note", fts_table="vault_notes_fts", vocab_table="vault_notes_vocab",
-    columns=NOTE_COLUMNS, group_column="path", timestamp_column="note_date",
+    # A note is (vault, path): two vaults may both hold Home/Plants.md.
+    columns=NOTE_COLUMNS, group_column="note_key", timestamp_column="note_date",
     fetch_per_hit=1, search_sql=notes_search_sql(NOTE_COLUMNS), params=_note_params,
     to_candidate=_note)
 

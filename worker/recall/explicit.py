@@ -29,6 +29,7 @@ async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter =
                  limit: int = EXPLICIT.max_hits, policy: RecallPolicy = EXPLICIT,
                  vault: str | None = None, semantics: Semantics | None = None,
                  mode: RetrievalMode = RetrievalMode.LEXICAL) -> ExplicitResult:
+    """`vault`: only that vault's notes (by name); every vault when None."""
     query = build_query(text, Mode.EXPLICIT)
     filters = Filters(source=source, vault=vault, limit=limit)
     found = await retrieve(db, semantics, query, filters, now_ms, mode)

@@ -1,4 +1,5 @@
-"""What a search is restricted to: which corpora, how many rows, which messages to skip."""
+"""What a search is restricted to: which corpora and vault, how many rows, which messages
+to skip."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ SOURCES: tuple[SourceFilter, ...] = ("all", "notes", "messages")
 @dataclass(frozen=True)
 class Filters:
     source: SourceFilter = "all"
-    vault: str | None = None  # notes of this vault only (None: every vault)
+    # Notes of the vaults with this name only (None: every vault). Messages belong to no
+    # vault: `source` alone decides whether they are searched.
+    vault: str | None = None
     limit: int = 10  # hits wanted per corpus (before grouping and the gate)
     exclude_message_ids: tuple[str, ...] = ()
     conversation_id: str | None = None

@@ -78,9 +78,9 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     corrected, fixes = await typo.correct(db, query, found, list(stats))
     if not fixes:
         return LexicalResult(query, first, idf=term_idfs(query, stats))
-    strict = {(c.kind, c.id) for c in first}
+    strict = {(c.kind, c.group, c.id) for c in first}
     as_typed = ceilings(query, stats)
     rows, stats = await _search(db, corrected, filters, corpora)
-    candidates = [c if (c.kind, c.id) in strict else replace(c, fuzzy=True)
+    candidates = [c if (c.kind, c.group, c.id) in strict else replace(c, fuzzy=True)
                   for c in score(corrected, rows, stats, corpora, now_ms, as_typed)]
     return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, stats))

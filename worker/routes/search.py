@@ -1,4 +1,6 @@
-"""GET /api/search: explicit recall."""
+"""GET /api/search?q=&limit=&source=&vault=: explicit recall. `vault` (a vault's name, as
+in `mallory-hub --vault-name`) keeps only that vault's notes; an unknown name is a 400
+that lists the known ones, so a typo never looks like "nothing found"."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from shared.recall_policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from worker.http import int_param, json_ok, runtime
 from worker.recall.explicit import search as explicit_search
 from worker.recall.filters import SOURCES
+from worker.store import vaults
 from worker.views import search_json
 
 
@@ -23,9 +26,15 @@ async def search(request: Request) -> JSONResponse:
     if source not in SOURCES:
         raise BadRequest(f"source must be one of {', '.join(SOURCES)}, got {source[:40]!r}")
     limit = int_param(request, "limit", EXPLICIT.max_hits, 1, EXPLICIT_MAX_LIMIT)
+    vault = request.query_params.get("vault") or None
+    if vault is not None:
+        known = await vaults.names(rt.db)
+        if vault not in known:
+            raise BadRequest(f"vault: no vault is named {vault[:200]!r}; known vaults: "
+                             f"{', '.join(map(repr, known)) or 'none yet'}")
     now = rt.now_ms()
     result = await explicit_search(rt.db, q, now, source=source, limit=limit,  # type: ignore[arg-type]
-                                   semantics=rt.semantics, mode=rt.mode)
+                                   vault=vault, semantics=rt.semantics, mode=rt.mode)
     return json_ok(search_json(result, now))
 
 

@@ -1,4 +1,4 @@
-"""GET /status: corpus sizes, sync freshness, schema version."""
+"""GET /status: corpus sizes, sync freshness per vault, schema version."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from worker.views import status_json
 
 async def status(request: Request) -> JSONResponse:
     rt = runtime(request)
-    return json_ok(status_json(await read_status(rt.db), rt.settings, rt.now_ms()))
+    row, vaults = await read_status(rt.db)
+    return json_ok(status_json(row, vaults, rt.settings, rt.now_ms()))
 
 
 routes = [Route("/status", status, methods=["GET"])]

@@ -1,4 +1,5 @@
-"""Hub-only routes: POST /vault/sync and GET /vault/manifest (service-token auth)."""
+"""Hub-only routes (service-token auth): POST /vault/heartbeat, POST /vault/sync and
+GET /vault/manifest?vault=<vault id>."""
 
 from __future__ import annotations
 
@@ -6,21 +7,33 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from shared.limits import MAX_SYNC_BODY_BYTES
+from shared.errors import BadRequest, NotFound
+from shared.limits import MAX_HEARTBEAT_BODY_BYTES, MAX_SYNC_BODY_BYTES
 from shared.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
-from shared.schemas import parse_sync_batch
+from shared.schemas import Heartbeat, check_vault_id, parse_json_model, parse_sync_batch
 from worker.auth import check_sync_auth
 from worker.http import int_param, json_ok, read_body, runtime
 from worker.semantic.scheduling import index_now, schedule_indexing
-from worker.store import notes
-from worker.views import manifest_json
+from worker.store import notes, vaults
+from worker.views import contact_json, manifest_json
+
+
+async def heartbeat(request: Request) -> JSONResponse:
+    rt = runtime(request)
+    check_sync_auth(request.headers, rt.settings.sync_tokens)  # before the body is read
+    beat = parse_json_model(await read_body(request, MAX_HEARTBEAT_BODY_BYTES), Heartbeat,
+                            "heartbeat")
+    contact = await vaults.heartbeat(rt.db, beat.vault_id, beat.vault, rt.now_ms(),
+                                     beat.rejected)
+    return json_ok(contact_json(contact))
 
 
 async def sync(request: Request) -> JSONResponse:
     rt = runtime(request)
     check_sync_auth(request.headers, rt.settings.sync_tokens)  # before the body is read
-    batch = parse_sync_batch(await read_body(request, MAX_SYNC_BODY_BYTES))
-    result = await notes.apply_batch(rt.db, batch, rt.now_ms())
+    now = rt.now_ms()
+    batch = parse_sync_batch(await read_body(request, MAX_SYNC_BODY_BYTES), now)
+    result = await notes.apply_batch(rt.db, batch, now)
     if rt.index_notes_inline:
         await index_now(rt, ["notes"])
     else:
@@ -31,12 +44,22 @@ async def sync(request: Request) -> JSONResponse:
 async def manifest(request: Request) -> JSONResponse:
     rt = runtime(request)
     check_sync_auth(request.headers, rt.settings.sync_tokens)
+    vault_id = request.query_params.get("vault", "")
+    try:
+        check_vault_id(vault_id)
+    except ValueError as exc:
+        raise BadRequest(f"vault: {exc}; got {vault_id[:60]!r}") from exc
     limit = int_param(request, "limit", MANIFEST_PAGE, 1, MANIFEST_MAX_PAGE)
     after = request.query_params.get("after", "")
-    return json_ok(manifest_json(await notes.manifest_page(rt.db, after, limit), limit))
+    vault = await vaults.get(rt.db, vault_id)
+    if vault is None:
+        raise NotFound(f"no vault with id {vault_id} on this Worker")
+    return json_ok(manifest_json(vault, await notes.manifest_page(rt.db, vault.vid, after,
+                                                                  limit), limit))
 
 
 routes = [
+    Route("/vault/heartbeat", heartbeat, methods=["POST"]),
     Route("/vault/sync", sync, methods=["POST"]),
     Route("/vault/manifest", manifest, methods=["GET"]),
 ]

@@ -33,13 +33,14 @@ class VectorCorpus:
     resolve_params: Callable[[list[str], str, Filters], tuple[Value, ...]]
 
 
-NOTE_UNIT_ID = "'n:' || n.vault || '/' || n.path || '@' || n.content_hash"
+NOTE_UNIT_ID = "'n:' || n.vid || ':' || n.path || '@' || n.content_hash"
 NOTES = VectorCorpus(
     name="notes", kind="note",
     units_sql=f"""
-SELECT {NOTE_UNIT_ID} AS unit_id, n.vault,
+SELECT {NOTE_UNIT_ID} AS unit_id, vt.name AS vault,
        n.title || '. ' || substr(n.body, 1, {EMBED_CHARS}) AS text
 FROM vault_notes AS n
+JOIN vaults AS vt ON vt.vid = n.vid
 LEFT JOIN vector_units AS v ON v.unit_id = {NOTE_UNIT_ID} AND v.model = ?1
 WHERE v.vector_id IS NULL
 ORDER BY n.rid LIMIT ?2
@@ -51,13 +52,16 @@ WHERE v.corpus = 'notes' AND NOT EXISTS (
 LIMIT ?1
 """,
     resolve_sql=f"""
-SELECT v.vector_id, n.path, n.vault, n.title, n.name, n.aliases, n.tags, n.properties,
-       n.note_date, NULL AS bm25, substr(n.body, 1, {TEXT_CHARS}) AS text
+SELECT v.vector_id, n.path, n.vid, n.vid || ':' || n.path AS note_key, vt.name AS vault,
+       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, NULL AS bm25,
+       substr(n.body, 1, {TEXT_CHARS}) AS text
 FROM vector_units AS v
 JOIN vault_notes AS n ON {NOTE_UNIT_ID} = v.unit_id
+JOIN vaults AS vt ON vt.vid = n.vid
 WHERE v.vector_id IN (SELECT value FROM json_each(?1)) AND v.model = ?2
+  AND (?3 IS NULL OR vt.name = ?3)
 """,
-    resolve_params=lambda ids, model, filters: (json.dumps(ids), model),
+    resolve_params=lambda ids, model, filters: (json.dumps(ids), model, filters.vault),
 )
 
 MESSAGES = VectorCorpus(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from shared.errors import NotFound
 from shared.sources import shorten
 from shared.units import MAX_SAFE_INTEGER
 from shared.wire import Source
-from worker.db import Database
+from worker.db import Database, Statement
 from worker.store.units import forget_unit_statements, unit_statements
 
 TITLE_CHARS = 80
@@ -57,12 +58,14 @@ SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_a
 FROM messages AS m WHERE m.id = ?
 """
 
-# The assistant message that directly follows each given owner's message.
+# The assistant message that directly follows each given owner's message, unless it was
+# withdrawn (it quoted a note since deleted or changed: worker/store/citations.py).
 REPLIES_SQL = """
 SELECT q.id AS question_id, a.content AS reply
 FROM messages AS q
 JOIN messages AS a ON a.conversation_id = q.conversation_id AND a.seq = q.seq + 1
 WHERE q.id IN (SELECT value FROM json_each(?)) AND a.role = 'assistant'
+  AND a.withdrawn_at IS NULL
 """
 
 
@@ -148,10 +151,12 @@ async def create_conversation(db: Database, first_text: str, now_ms: int,
 async def append_message(db: Database, conversation_id: str, role: str, content: str,
                          created_at: int, *, message_id: str | None = None,
                          sources: list[Source] | None = None, context: str | None = None,
-                         new_conversation: bool = False) -> Message:
+                         new_conversation: bool = False, after: Sequence[Statement] = ()
+                         ) -> Message:
     """Store one message, bump its conversation and index it as conversation units, all in
     one batch; with `new_conversation` the conversation is created in the same batch
-    (titled after this message), so a failure never leaves an empty conversation behind."""
+    (titled after this message), so a failure never leaves an empty conversation behind.
+    `after`: statements of the same batch that depend on the message (its citations)."""
     message_id = message_id or new_id()
     sources_json = json.dumps([s.model_dump() for s in sources or []])
     statements = [
@@ -163,7 +168,7 @@ async def append_message(db: Database, conversation_id: str, role: str, content:
     if new_conversation:
         statements.insert(0, db.prepare(INSERT_CONVERSATION_SQL).bind(
             conversation_id, shorten(content, TITLE_CHARS), created_at))
-    results = await db.batch(statements)
+    results = await db.batch([*statements, *after])
     return Message.from_row(results[1 if new_conversation else 0].results[0])
 
 

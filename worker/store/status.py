@@ -1,10 +1,12 @@
-"""What /status reports: corpus sizes, sync freshness and the schema version."""
+"""What /status reports: corpus sizes, sync freshness (per vault: worker/store/vaults.py)
+and the schema version, in one D1 batch."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from worker.db import Database
+from worker.store.vaults import LIST_VAULTS_SQL, Vault
 
 STATUS_SQL = """
 SELECT
@@ -17,6 +19,7 @@ SELECT
 """
 
 
-async def read_status(db: Database) -> dict[str, Any]:
-    row = await db.prepare(STATUS_SQL).first()
-    return dict(row or {})
+async def read_status(db: Database) -> tuple[dict[str, Any], list[Vault]]:
+    overall, per_vault = await db.batch([db.prepare(STATUS_SQL), db.prepare(LIST_VAULTS_SQL)])
+    row = overall.results[0] if overall.results else {}
+    return dict(row), [Vault.from_row(r) for r in per_vault.results]

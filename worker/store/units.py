@@ -46,6 +46,24 @@ WHERE a.id = ?1
 
 
 DELETE_UNITS_OF_SQL = "DELETE FROM conversation_units WHERE question_id = ?1 OR answer_id = ?1"
+# Replies withdrawn at ?1 (they quoted a note since deleted or changed: worker/store/
+# citations.py) leave the index; the owner messages they answered are indexed alone (one
+# part of at most ?2 characters; the unit id's ':0' is a literal, never a bound number).
+DROP_WITHDRAWN_SQL = """
+DELETE FROM conversation_units
+WHERE answer_id IN (SELECT id FROM messages WHERE withdrawn_at = ?1 AND role = 'assistant')
+"""
+INDEX_UNANSWERED_SQL = """
+INSERT INTO conversation_units (id, conversation_id, question_id, answer_id, part, seq,
+                                question, answer, created_at)
+SELECT q.id || ':0', q.conversation_id, q.id, NULL, 0, q.seq, substr(q.content, 1, ?2), '',
+       q.created_at
+FROM messages AS a
+JOIN messages AS q
+  ON q.conversation_id = a.conversation_id AND q.seq = a.seq - 1 AND q.role = 'user'
+WHERE a.withdrawn_at = ?1 AND a.role = 'assistant'
+  AND NOT EXISTS (SELECT 1 FROM conversation_units AS u WHERE u.question_id = q.id)
+"""
 
 
 def unit_id(message_id: str, part: int) -> str:
@@ -64,6 +82,12 @@ def unit_statements(db: Database, message_id: str, role: str, content: str
             *(db.prepare(INSERT_ANSWER_SQL).bind(message_id, unit_id(message_id, part), part,
                                                  text, MAX_UNIT_CHARS)
               for part, text in enumerate(parts))]
+
+
+def withdrawn_unit_statements(db: Database, withdrawn_at: int) -> list[Statement]:
+    """After answers were withdrawn at `withdrawn_at` (later in the same batch)."""
+    return [db.prepare(DROP_WITHDRAWN_SQL).bind(withdrawn_at),
+            db.prepare(INDEX_UNANSWERED_SQL).bind(withdrawn_at, MAX_UNIT_CHARS)]
 
 
 def forget_unit_statements(db: Database, message_id: str,

@@ -6,15 +6,13 @@ import hashlib
 import uuid
 
 from local.sqlite_db import SqliteDatabase
-from shared.schemas import SyncBatch
-from tests.conftest import DAY_MS, NOW_MS, note
+from tests.conftest import DAY_MS, NOW_MS, note, store_notes
 from worker.recall.automatic import automatic_recall, gated
-from worker.store import chats, notes
+from worker.store import chats
 
 
 async def add_notes(db: SqliteDatabase, *upserts) -> None:
-    await notes.apply_batch(db, SyncBatch(batch_id="b", vault="Life", upserts=list(upserts)),
-                            NOW_MS)
+    await store_notes(db, *upserts)
 
 
 async def test_the_message_being_answered_and_recent_turns_are_not_recalled(

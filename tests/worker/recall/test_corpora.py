@@ -27,13 +27,14 @@ async def test_each_corpus_has_its_vocabulary_and_stats_row(db: SqliteDatabase,
     assert [r["name"] for r in vocab][:2] == ["term", "doc"]
 
 
-def test_a_note_row_becomes_a_candidate() -> None:
-    row = {"path": "Home/Plants.md", "vault": "My Vault", "title": "Plants", "name": "Plants",
-           "aliases": "greenery", "tags": "home", "properties": "", "note_date": 5,
-           "bm25": -3.0, "text": "Water the fern."}
-    cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "Home/Plants.md", ()))
-    assert (cand.kind, cand.id, cand.group, cand.vault) == ("note", "Home/Plants.md",
-                                                            "Home/Plants.md", "My Vault")
+def test_a_note_row_becomes_a_candidate_grouped_by_vault_and_path() -> None:
+    row = {"path": "Home/Plants.md", "vid": 3, "note_key": "3:Home/Plants.md",
+           "vault": "My Vault", "title": "Plants", "name": "Plants", "aliases": "greenery",
+           "tags": "home", "properties": "", "note_date": 5, "bm25": -3.0,
+           "text": "Water the fern."}
+    cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "3:Home/Plants.md", ()))
+    assert (cand.kind, cand.id, cand.group, cand.vault, cand.vid, cand.unit) == (
+        "note", "Home/Plants.md", "3:Home/Plants.md", "My Vault", 3, "3:Home/Plants.md")
     assert cand.href == "obsidian://open?vault=My%20Vault&file=Home%2FPlants"
     assert dict(cand.fields)["aliases"] == "greenery"
     assert cand.score == pytest.approx(0.55)

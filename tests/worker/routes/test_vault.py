@@ -1,4 +1,6 @@
-"""POST /vault/sync and GET /vault/manifest through the ASGI app on real SQLite."""
+"""POST /vault/sync, POST /vault/heartbeat and GET /vault/manifest through the ASGI app on
+real SQLite: auth, validation, idempotency, the manifest and /status. Ordering, vault
+isolation and withdrawal have their own files beside this one."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import pytest
 
 from local.migrate import MIGRATIONS_DIR
 from shared.limits import MAX_BATCH_ITEMS, MAX_NOTE_BODY_BYTES, MAX_SYNC_BODY_BYTES
-from tests.conftest import DAY_MS, NOW_MS, TOKEN, auth, batch, note, sync
+from shared.units import MS_PER_DAY
+from tests.conftest import LIFE_ID, NOW_MS, TOKEN, auth, batch, heartbeat, note, sync
 
 
 async def search(client: httpx.AsyncClient, q: str, **params: str) -> list[dict]:
@@ -35,7 +38,7 @@ async def test_sync_makes_notes_searchable(client: httpx.AsyncClient) -> None:
     response = await sync(client, note("garden/tomatoes.md", "Blight hit the tomatoes in July",
                                        tags=["garden"]))
     assert response.json() == {"batch_id": "b1", "status": "applied", "upserted": 1,
-                               "skipped_stale": 0, "deleted": 0}
+                               "skipped_stale": 0, "deleted": 0, "withdrawn": 0}
     hits = await search(client, "tomato blight")
     assert [h["id"] for h in hits] == ["garden/tomatoes.md"]
     assert hits[0]["href"] == "obsidian://open?vault=Life&file=garden%2Ftomatoes"
@@ -55,8 +58,12 @@ async def test_bad_credentials_write_nothing(client: httpx.AsyncClient, headers:
     assert response.status_code == status
     assert response.json()["error"]["code"] in ("unauthorized", "forbidden")
     assert await count_notes(client) == 0
-    manifest = await client.get("/vault/manifest", headers=headers)
+    manifest = await client.get("/vault/manifest", params={"vault": LIFE_ID}, headers=headers)
     assert manifest.status_code == status
+    beat = await client.post("/vault/heartbeat", json={"vault_id": LIFE_ID, "vault": "Life"},
+                             headers=headers)
+    assert beat.status_code == status
+    assert (await client.get("/status")).json()["vaults"] == []
 
 
 async def test_no_configured_token_refuses_everything(client: httpx.AsyncClient,
@@ -73,7 +80,11 @@ async def test_rotation_accepts_current_and_next_token(client: httpx.AsyncClient
                                                        runtime) -> None:
     runtime.settings = replace(runtime.settings, sync_tokens=("old", "new"))
     for i, token in enumerate(("old", "new")):
-        response = await client.post("/vault/sync", json=batch(f"b{i}", [note(f"{i}.md", "x")]),
+        beat = await client.post("/vault/heartbeat", json={"vault_id": LIFE_ID, "vault": "Life"},
+                                 headers=auth(token))
+        assert beat.status_code == 200
+        response = await client.post("/vault/sync", json=batch(f"b{i}", [note(f"{i}.md", "x")],
+                                                               seq=beat.json()["vault"]["seq"]),
                                      headers=auth(token))
         assert response.status_code == 200
 
@@ -105,14 +116,59 @@ async def test_bad_items_reject_the_whole_batch_with_details(client: httpx.Async
     absolute = {**good, "path": "/abs/note.md"}
     huge = {**good, "path": "huge.md", "body": "x" * (MAX_NOTE_BODY_BYTES + 1)}
     no_hash = {**good, "path": "h.md", "content_hash": "nothex"}
-    body = {"batch_id": "b1", "vault": "v", "upserts": [good, bad_path, absolute, huge, no_hash],
-            "deletes": [{"path": "x.txt", "deleted_at": 1}]}
+    boolean = {**good, "path": "t.md", "mtime": True}  # was taken as 1 ms before 0002
+    real = {**good, "path": "r.md", "note_date": 1.5e12}
+    future = {**good, "path": "f.md", "mtime": NOW_MS + 2 * MS_PER_DAY}
+    await heartbeat(client)
+    body = {**batch("b1"), "upserts": [good, bad_path, absolute, huge, no_hash, boolean,
+                                       real, future],
+            "deletes": [{"path": "x.txt", "deleted_at": 1},
+                        {"path": "gone.md", "deleted_at": 2**53 - 1}]}
     response = await client.post("/vault/sync", json=body, headers=auth())
     assert response.status_code == 422
     details = response.json()["error"]["details"]
-    assert {d["item"] for d in details} == {"upserts[1]", "upserts[2]", "upserts[3]",
-                                            "upserts[4]", "deletes[0]"}
+    assert {(d["item"], d["field"]) for d in details} == {
+        ("upserts[1]", "path"), ("upserts[2]", "path"), ("upserts[3]", "body"),
+        ("upserts[4]", "content_hash"), ("upserts[5]", "mtime"), ("upserts[6]", "note_date"),
+        ("upserts[7]", "mtime"), ("deletes[0]", "path"), ("deletes[1]", "deleted_at")}
     assert any("'..'" in d["message"] for d in details)
+    assert any("2.0 days ahead of the Worker's clock" in d["message"] for d in details)
+    assert await count_notes(client) == 0
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("vault_id", "not-a-uuid", "UUID"),
+    ("vault_id", 7, "string"),
+    ("seq", 0, "greater than or equal to 1"),
+    ("seq", True, "integer"),
+    ("seq", "3", "integer"),
+    ("vault", "", "at least 1 character"),
+])
+async def test_bad_envelope_fields_are_422_naming_them(client: httpx.AsyncClient, field: str,
+                                                       value: object, message: str) -> None:
+    await heartbeat(client)
+    body = {**batch("b1", [note("a.md", "x")]), field: value}
+    response = await client.post("/vault/sync", json=body, headers=auth())
+    assert response.status_code == 422
+    [detail] = response.json()["error"]["details"]
+    assert detail["field"] == field and message in detail["message"]
+    assert await count_notes(client) == 0
+
+
+async def test_a_sequence_never_handed_out_is_refused(client: httpx.AsyncClient) -> None:
+    seq = (await heartbeat(client))["vault"]["seq"]
+    body = batch("b1", [note("a.md", "x")], seq=seq + 1)
+    response = await client.post("/vault/sync", json=body, headers=auth())
+    assert response.status_code == 422
+    assert response.json()["error"]["details"][0]["field"] == "seq"
+    assert await count_notes(client) == 0
+
+
+async def test_an_unregistered_vault_is_409(client: httpx.AsyncClient) -> None:
+    response = await client.post("/vault/sync", json=batch("b1", [note("a.md", "x")]),
+                                 headers=auth())
+    assert response.status_code == 409
+    assert "POST /vault/heartbeat" in response.json()["error"]["message"]
     assert await count_notes(client) == 0
 
 
@@ -124,6 +180,7 @@ async def test_duplicate_paths_in_one_batch_are_422(client: httpx.AsyncClient) -
 
 
 async def test_same_batch_twice_is_idempotent(client: httpx.AsyncClient) -> None:
+    await heartbeat(client)
     body = batch("b1", [note("a.md", "alpha beta")])
     first = await client.post("/vault/sync", json=body, headers=auth())
     second = await client.post("/vault/sync", json=body, headers=auth())
@@ -132,45 +189,14 @@ async def test_same_batch_twice_is_idempotent(client: httpx.AsyncClient) -> None
     assert await count_notes(client) == 1
 
 
-async def test_older_version_never_overwrites_newer(client: httpx.AsyncClient) -> None:
-    await sync(client, note("a.md", "new words zebra", mtime=NOW_MS), batch_id="new")
-    response = await sync(client, note("a.md", "old words yak", mtime=NOW_MS - DAY_MS),
-                          batch_id="old")
-    assert response.json()["skipped_stale"] == 1
-    assert await search(client, "yak") == []
-    assert [h["id"] for h in await search(client, "zebra")] == ["a.md"]
-
-
-async def test_edit_replaces_the_indexed_text(client: httpx.AsyncClient) -> None:
-    await sync(client, note("a.md", "first draft mentions walrus", mtime=NOW_MS - 5), batch_id="1")
-    await sync(client, note("a.md", "second draft mentions narwhal", mtime=NOW_MS), batch_id="2")
-    assert await search(client, "walrus") == []
-    assert [h["id"] for h in await search(client, "narwhal")] == ["a.md"]
-
-
-async def test_delete_removes_from_every_index_and_cannot_be_resurrected(
-        client: httpx.AsyncClient) -> None:
-    await sync(client, note("a.md", "the quokka note", mtime=NOW_MS - DAY_MS), batch_id="1")
-    response = await sync(client, deletes=[{"path": "a.md", "deleted_at": NOW_MS}], batch_id="2")
-    assert response.json()["deleted"] == 1
-    assert await search(client, "quokka") == []
-    assert await count_notes(client) == 0
-    # A retried stale upsert (older than the deletion) must not bring it back ...
-    await sync(client, note("a.md", "the quokka note", mtime=NOW_MS - DAY_MS), batch_id="3")
-    assert await search(client, "quokka") == []
-    # ... but a genuinely newer version of the path is welcome.
-    await sync(client, note("a.md", "quokka returns", mtime=NOW_MS + DAY_MS), batch_id="4")
-    assert [h["id"] for h in await search(client, "quokka")] == ["a.md"]
-
-
 async def test_manifest_pages_through_every_note(client: httpx.AsyncClient) -> None:
     notes = [note(f"n{i:02d}.md", f"body {i}") for i in range(25)]
     await sync(client, *notes)
     seen, after = {}, ""
     pages = 0
     while True:
-        response = await client.get("/vault/manifest", params={"after": after, "limit": 10},
-                                    headers=auth())
+        response = await client.get("/vault/manifest", params={
+            "vault": LIFE_ID, "after": after, "limit": 10}, headers=auth())
         assert response.status_code == 200
         page = response.json()
         seen.update({n["path"]: n["content_hash"] for n in page["notes"]})
@@ -182,14 +208,30 @@ async def test_manifest_pages_through_every_note(client: httpx.AsyncClient) -> N
     assert seen == {n.path: n.content_hash for n in notes}
 
 
+@pytest.mark.parametrize(("params", "status"), [
+    ({}, 400), ({"vault": "Life"}, 400), ({"vault": LIFE_ID + "0"}, 400),
+    ({"vault": "22222222-2222-4222-8222-222222222222"}, 404),
+])
+async def test_manifest_needs_a_known_vault_id(client: httpx.AsyncClient, params: dict,
+                                               status: int) -> None:
+    await heartbeat(client)
+    response = await client.get("/vault/manifest", params=params, headers=auth())
+    assert response.status_code == status
+    assert "vault" in response.json()["error"]["message"]
+
+
 async def test_status_reports_sync_freshness(client: httpx.AsyncClient) -> None:
     before = (await client.get("/status")).json()
     assert before["last_sync_at"] is None and before["stale"] is True
     assert before["schema_version"] == sorted(p.name for p in MIGRATIONS_DIR.glob("*.sql"))[-1]
+    assert before["vaults"] == []
     await sync(client, note("a.md", "x"))
     after = (await client.get("/status")).json()
     assert after["corpora"]["notes"] == 1
     assert after["staleness_seconds"] == 0 and after["stale"] is False
+    [life] = after["vaults"]
+    assert (life["name"], life["id"], life["notes"], life["rejected"], life["stale"]) == (
+        "Life", LIFE_ID, 1, 0, False)
 
 
 async def test_unpaired_surrogate_in_a_note_is_400(client: httpx.AsyncClient) -> None:

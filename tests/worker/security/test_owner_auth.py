@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.conftest import auth
+from tests.conftest import LIFE_ID, auth, heartbeat
 from tests.worker.security.access_keys import ACCESS, key, serving_jwks, token
 from tests.worker.security.conftest import configure
 from worker.config import Runtime
@@ -30,7 +30,9 @@ async def test_nothing_configured_refuses_every_owner_route(client: httpx.AsyncC
     assert (await client.post("/anything", json={})).status_code == 403
     # ... while the web client's files and the hub's routes keep working.
     assert (await client.get("/")).status_code == 200
-    assert (await client.get("/vault/manifest", headers=auth())).status_code == 200
+    await heartbeat(client)
+    manifest = await client.get("/vault/manifest", params={"vault": LIFE_ID}, headers=auth())
+    assert manifest.status_code == 200
 
 
 async def test_local_owner_mode_serves_owner_routes(client: httpx.AsyncClient) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from shared.errors import BadRequest, Forbidden, PayloadTooLarge, Unauthorized
 from shared.limits import MAX_OWNER_BODY_BYTES
-from tests.conftest import auth, batch, note
+from tests.conftest import auth, batch, heartbeat, note
 from tests.worker.security.access_keys import ACCESS
 from worker.config import Settings
 from worker.security.paths import normalise_path
@@ -65,7 +65,8 @@ def test_owner_routes_are_prechecked_from_headers() -> None:
 @pytest.mark.parametrize("raw", ["/vault%2Fsync", "/%76ault/sync"])
 async def test_encoded_hub_paths_through_the_app_need_the_token(
         client: httpx.AsyncClient, raw: str) -> None:
-    body = batch("p1", [note("a.md", "alpha")])
+    seq = (await heartbeat(client))["vault"]["seq"]
+    body = batch("p1", [note("a.md", "alpha")], seq=seq)
     refused = await client.post(raw, json=body)
     assert refused.status_code == 401
     accepted = await client.post(raw, json=body, headers=auth())

@@ -1,0 +1,124 @@
+"""The vault registry: which vaults the Worker holds, their sync sequence, counters and
+contact times, and the Worker's own identity.
+
+A vault is known by the id the hub keeps in the vault folder (`uuid`); `vid` is its key
+inside D1. Every hub run starts and ends with a heartbeat (POST /vault/heartbeat), which
+in one D1 batch:
+- adopts a legacy vault (created by migrations/0002 from pre-0002 notes, uuid NULL) with
+  the same name, if this id is new: the first hub run after the upgrade carries on with
+  the notes it pushed before, instead of pushing them all again next to the old copies;
+- registers the vault, or renames it (`--vault-name` may change), and records the contact;
+- hands out the run's sync sequence: the next integer of the vault's `seq`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from shared.errors import Conflict
+from shared.vault_digest import note_digest
+from worker.db import Database
+
+WORKER_ID_SQL = "SELECT id FROM worker_identity WHERE singleton = 1"
+ADOPT_SQL = """
+UPDATE vaults SET uuid = ?1
+WHERE vid = (SELECT min(vid) FROM vaults WHERE uuid IS NULL AND name = ?2)
+  AND NOT EXISTS (SELECT 1 FROM vaults WHERE uuid = ?1)
+RETURNING vid
+"""
+VAULT_COLUMNS = "vid, uuid, name, seq, notes, checksum, last_sync_at, last_contact_at, rejected"
+HEARTBEAT_SQL = f"""
+INSERT INTO vaults (uuid, name, created_at, seq, last_contact_at, rejected)
+VALUES (?1, ?2, ?3, 1, ?3, coalesce(?4, 0))
+ON CONFLICT (uuid) DO UPDATE SET
+    name = excluded.name, seq = vaults.seq + 1,
+    last_contact_at = max(coalesce(vaults.last_contact_at, 0), excluded.last_contact_at),
+    rejected = coalesce(?4, vaults.rejected)
+RETURNING {VAULT_COLUMNS}
+"""
+GET_VAULT_SQL = f"SELECT {VAULT_COLUMNS} FROM vaults WHERE uuid = ?"
+LIST_VAULTS_SQL = f"SELECT {VAULT_COLUMNS} FROM vaults ORDER BY name, vid"
+VAULT_NAMES_SQL = "SELECT DISTINCT name FROM vaults ORDER BY name"
+# Rows written before 0002 have no digest (SQLite has no SHA-256): the Worker computes
+# them, at most this many per heartbeat (one JSON value stays far below D1's 2 MB).
+DIGEST_BACKFILL_ROWS = 20_000
+MISSING_DIGESTS_SQL = """
+SELECT rid, path, content_hash FROM vault_notes
+WHERE vid = (SELECT vid FROM vaults WHERE uuid = ?1) AND digest IS NULL LIMIT ?2
+"""
+SET_DIGESTS_SQL = """
+UPDATE vault_notes SET digest = d.digest
+FROM (SELECT json_extract(value, '$[0]') AS rid, json_extract(value, '$[1]') AS digest
+      FROM json_each(?1)) AS d
+WHERE vault_notes.rid = d.rid
+"""
+
+
+@dataclass(frozen=True)
+class Vault:
+    vid: int
+    uuid: str | None  # None: a legacy vault no hub has adopted yet
+    name: str
+    seq: int  # the last sync sequence handed out
+    notes: int
+    checksum: int
+    last_sync_at: int | None
+    last_contact_at: int | None
+    rejected: int
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Vault:
+        def ms(key: str) -> int | None:
+            return int(row[key]) if row[key] is not None else None
+
+        return cls(vid=int(row["vid"]), uuid=row["uuid"], name=str(row["name"]),
+                   seq=int(row["seq"]), notes=int(row["notes"]),
+                   checksum=int(row["checksum"]), last_sync_at=ms("last_sync_at"),
+                   last_contact_at=ms("last_contact_at"), rejected=int(row["rejected"]))
+
+
+@dataclass(frozen=True)
+class Contact:
+    worker_id: str
+    vault: Vault
+    adopted: bool  # this heartbeat adopted a legacy vault
+
+
+async def worker_id(db: Database) -> str:
+    row = await db.prepare(WORKER_ID_SQL).first()
+    if row is None:
+        raise Conflict("the database has no worker identity: apply migrations/0002")
+    return str(row["id"])
+
+
+async def heartbeat(db: Database, vault_id: str, name: str, now_ms: int,
+                    rejected: int | None = None) -> Contact:
+    adopt, beat, identity, missing = await db.batch([
+        db.prepare(ADOPT_SQL).bind(vault_id, name),
+        db.prepare(HEARTBEAT_SQL).bind(vault_id, name, now_ms, rejected),
+        db.prepare(WORKER_ID_SQL),
+        db.prepare(MISSING_DIGESTS_SQL).bind(vault_id, DIGEST_BACKFILL_ROWS),
+    ])
+    vault = Vault.from_row(beat.results[0])
+    if missing.results:  # an adopted legacy vault: a second round trip, once
+        pairs = [[int(r["rid"]), note_digest(str(r["path"]), str(r["content_hash"]))]
+                 for r in missing.results]
+        await db.prepare(SET_DIGESTS_SQL).bind(json.dumps(pairs)).run()
+        vault = await get(db, vault_id) or vault
+    return Contact(worker_id=str(identity.results[0]["id"]), vault=vault,
+                   adopted=bool(adopt.results))
+
+
+async def get(db: Database, vault_id: str) -> Vault | None:
+    row = await db.prepare(GET_VAULT_SQL).bind(vault_id).first()
+    return Vault.from_row(row) if row else None
+
+
+async def list_vaults(db: Database) -> list[Vault]:
+    return [Vault.from_row(r) for r in (await db.prepare(LIST_VAULTS_SQL).all()).results]
+
+
+async def names(db: Database) -> list[str]:
+    return [str(r["name"]) for r in (await db.prepare(VAULT_NAMES_SQL).all()).results]
