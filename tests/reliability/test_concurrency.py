@@ -89,9 +89,13 @@ async def syncer(client: httpx.AsyncClient, rnd: random.Random, ledger: Ledger,
         mine = [p for p in ledger.notes if p.startswith(f"Load/w{worker}/")]
         if mine and rnd.random() < 0.3:
             deletes.append({"path": rnd.choice(mine), "deleted_at": 1_780_000_000_000 + batch})
+        beat = await client.post("/vault/heartbeat", headers=AUTH,
+                                 json={"vault_id": LOAD_VAULT_ID, "vault": "Load"})
+        if not ledger.record("heartbeat", beat):
+            continue
         response = await client.post("/vault/sync", headers=AUTH, json={
-            "batch_id": f"load-{worker}-{batch}", "vault": "Load", "upserts": upserts,
-            "deletes": deletes})
+            "batch_id": f"load-{worker}-{batch}", "vault_id": LOAD_VAULT_ID, "vault": "Load",
+            "seq": beat.json()["vault"]["seq"], "upserts": upserts, "deletes": deletes})
         if ledger.record("sync", response):
             for item in upserts:
                 ledger.notes[item["path"]] = item["content_hash"]
@@ -99,6 +103,9 @@ async def syncer(client: httpx.AsyncClient, rnd: random.Random, ledger: Ledger,
             for item in deletes:
                 ledger.notes.pop(item["path"], None)
                 ledger.markers = {m: p for m, p in ledger.markers.items() if p != item["path"]}
+
+
+LOAD_VAULT_ID = "55555555-5555-4555-8555-555555555555"
 
 
 async def reader(client: httpx.AsyncClient, rnd: random.Random, ledger: Ledger,
@@ -124,8 +131,8 @@ async def all_pages(client: httpx.AsyncClient) -> set[str]:
 async def manifest(client: httpx.AsyncClient) -> dict[str, str]:
     notes, after = {}, ""
     while True:
-        page = (await client.get("/vault/manifest", headers=AUTH,
-                                 params={"after": after, "limit": 1000})).json()
+        page = (await client.get("/vault/manifest", headers=AUTH, params={
+            "vault": LOAD_VAULT_ID, "after": after, "limit": 1000})).json()
         notes |= {n["path"]: n["content_hash"] for n in page["notes"]}
         if not (after := page["next_after"]):
             return notes

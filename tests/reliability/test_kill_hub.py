@@ -17,6 +17,7 @@ import pytest
 
 from bench.sync import make_vault
 from hub.client import WorkerClient
+from hub.identity import read_vault_id
 from hub.notes import content_hash
 from hub.walk import walk_vault
 from local.thread_server import RunningServer, run_coroutine, running_server
@@ -44,10 +45,12 @@ def vault_manifest(vault: Path) -> dict[str, str]:
     return {f.path: content_hash((vault / f.path).read_bytes()) for f in walk_vault(vault)}
 
 
-def worker_manifest(server: RunningServer) -> dict[str, str]:
+def worker_manifest(server: RunningServer, vault: Path) -> dict[str, str]:
     client = WorkerClient(server.url, TOKEN)
     try:
-        return {path: digest for path, (digest, _) in client.manifest().items()}
+        vault_id = read_vault_id(vault)
+        assert vault_id, "the hub gave the vault its id"
+        return client.manifest(vault_id)
     finally:
         client.close()
 
@@ -84,7 +87,7 @@ def test_kill_9_mid_sync_then_resume(tmp_path: Path) -> None:
                                  timeout=300)
         assert resumed.returncode == 0, resumed.stderr
         print(f"\nkilled at {at_kill}/{NOTES} notes; resume: {resumed.stdout.strip()}")
-        assert worker_manifest(server) == expected
+        assert worker_manifest(server, vault) == expected
         assert stored_notes(server) == NOTES
         assert run_coroutine(fts_integrity(server.db)) == FTS_TABLES
         # Nothing is left to send: the state the resumed run wrote matches the Worker.
