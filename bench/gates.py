@@ -34,6 +34,7 @@ from bench.report import figure
 from bench.runfile import RunFileError
 from bench.scoring import BY_KEY, contributions, paired_figures, ratio
 from bench.system import DEFAULT_MODE, MODES, ModeUnavailable
+from bench.system import require as require_mode
 
 EXACT_CATEGORIES = ("exact_title", "identifier")
 TOP = 3
@@ -162,9 +163,10 @@ def candidate_run(args: argparse.Namespace, baseline: Mapping[str, Any]) -> dict
     from bench.provenance import provenance
     from bench.relevance import run
 
+    mode = args.mode or DEFAULT_MODE
+    require_mode(mode)
     if not (args.set / "queries.jsonl").is_file():
         raise RunFileError(f"{args.set} has no queries.jsonl (DESIGN.md §6)")
-    mode = args.mode or DEFAULT_MODE
     result = {**run(args.set, baseline.get("split", "all"), mode), **provenance()}
     return runfile.checked(result, f"the run on {args.set}")
 
