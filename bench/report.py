@@ -55,7 +55,7 @@ def metric_rows(columns: Mapping[str, Mapping[str, Any]], indent: str = "",
 def header(result: Mapping[str, Any]) -> list[str]:
     keys = ("set", "split", "mode", "commit")
     return [
-        "  ".join(f"{k}: {result.get(k)}" for k in keys),
+        "  ".join(f"{k}: {result[k]}" for k in keys if result.get(k) is not None),
         f"documents: {result['documents']}",
         f"[lo, hi]: {LEVEL:.0%} percentile bootstrap over queries ({RESAMPLES:,} resamples, "
         f"seed {SEED}); lower is better for {', '.join(LOWER_IS_BETTER)}",
