@@ -126,7 +126,10 @@ def threshold_gate(t: Threshold, ids: Sequence[str], b: Entries, c: Entries) -> 
     passed = cand >= bound - TOLERANCE if t.at_least else cand <= bound + TOLERANCE
     change = f"{(cand - base) / base:+.1%}" if base else "baseline 0"
     diff = paired_figures(fc, fb, [t.metric])[t.metric]
-    detail = (f"candidate {cand:.3f}, baseline {base:.3f}, bound {bound:.3f} ({change}; "
+    # Every gated metric is a share in [0, 1]: a bound above 1 cannot be met.
+    unreachable = ", unreachable" if t.at_least and bound > 1 else ""
+    detail = (f"candidate {cand:.3f}, baseline {base:.3f}, bound {bound:.3f}{unreachable} "
+              f"({change}; "
               f"candidate − baseline {figure(diff['difference'], diff['ci'], signed=True)})")
     return Verdict(t.rule, passed, detail)
 
