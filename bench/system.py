@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from bench.evalset import doc_id
 from local.sqlite_db import SqliteDatabase
 from shared.candidate import Candidate
+from shared.recall_block import EXCERPT_CHARS, build_recall_block
 from shared.recall_policy import EXPLICIT
-from worker.recall.automatic import gated, recall_block
+from shared.snippets import snip
+from worker.recall.automatic import Gated, gated, with_replies
 from worker.recall.explicit import search
 
 Hit = tuple[str, ...]  # the doc ids one hit holds, its primary id first (bench.metrics)
@@ -60,18 +62,25 @@ def parent(cand: Candidate) -> str:
     return f"{cand.kind}:{cand.group}"
 
 
+async def injection(db: SqliteDatabase, found: Gated) -> Injection:
+    """The Recall block of gated hits, built as automatic_recall builds it (replies
+    attached, snippets cut, the block's budget applied); tests/bench/test_system.py holds
+    the two to the same text."""
+    block, injected = build_recall_block(snip(await with_replies(db, found.hits),
+                                              found.query.terms, EXCERPT_CHARS))
+    cands = [i.candidate for i in injected]
+    return Injection([_hit(c) for c in cands], block, tuple(parent(c) for c in cands))
+
+
 def _lexical(db: SqliteDatabase, now_ms: int) -> System:
     def ranked(text: str) -> list[Hit]:
         result = asyncio.run(search(db, text, now_ms, limit=SEARCH_DEPTH, policy=EXPLICIT))
         return [_hit(h) for h in result.hits]
 
     def injected(text: str) -> Injection:
-        async def block() -> Injection:
-            recall = await recall_block(db, await gated(db, text, now_ms))
-            cands = [i.candidate for i in recall.injected]
-            return Injection([_hit(c) for c in cands], recall.block,
-                             tuple(parent(c) for c in cands))
-        return asyncio.run(block())
+        async def recall() -> Injection:
+            return await injection(db, await gated(db, text, now_ms))
+        return asyncio.run(recall())
 
     return System("lexical", ranked, injected)
 

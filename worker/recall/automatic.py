@@ -73,12 +73,6 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
     except Exception:  # recall must never break the chat
         log.exception("recall failed for message %s", message_id)
         return Recall(error="recall_failed")
-    return await recall_block(db, found)
-
-
-async def recall_block(db: Database, found: Gated) -> Recall:
-    """The Recall block of gated hits, Mallory's replies attached: the chat path and the
-    relevance benchmark (bench/system.py) build it through this one function."""
     hits = found.hits
     try:
         hits = await with_replies(db, hits)
