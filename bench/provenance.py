@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+RECORDED_RUNS = "bench/baselines"
 
 
 def _git(*args: str) -> str | None:
@@ -24,11 +25,13 @@ def _git(*args: str) -> str | None:
 
 def commit() -> str | None:
     """HEAD, with "+dirty" when tracked files differ from it (the figures are then of
-    uncommitted code)."""
+    uncommitted code). Recorded runs are outputs, not code: re-recording one after
+    another leaves the commit clean."""
     head = _git("rev-parse", "HEAD")
     if head is None:
         return None
-    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    dirty = _git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                 f":!{RECORDED_RUNS}")
     return f"{head}+dirty" if dirty else head
 
 
