@@ -7,6 +7,10 @@ import asyncio
 import json
 import os
 import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +19,7 @@ from typing import Any
 from hub.client import WorkerClient
 from hub.sync import Summary, Syncer
 from local.sqlite_db import SqliteDatabase
+from local.thread_server import running_server
 from shared.units import MS_PER_DAY
 from worker.store import chats
 
@@ -26,6 +31,8 @@ class Query:
     category: str
     judgments: dict[str, int]
     split: str = "all"  # "tune" or "heldout" in sets that have a held-out split
+    canonical: tuple[str, ...] = ()  # docs that should come first (the stable decision)
+    conflict_set: tuple[str, ...] = ()  # competing docs that must be shown together
 
 
 def _ms(stamp: str) -> int:
@@ -42,7 +49,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 def read_queries(set_dir: Path, split: str = "all") -> list[Query]:
     """The set's queries; `split` keeps only the "tune" or the "heldout" part."""
     queries = [Query(q["id"], q["query"], q.get("category", "uncategorised"), q["judgments"],
-                     q.get("split", "all"))
+                     q.get("split", "all"), tuple(q.get("canonical", ())),
+                     tuple(q.get("conflict_set", ())))
                for q in read_jsonl(set_dir / "queries.jsonl")]
     return [q for q in queries if split == "all" or q.split == split]
 
@@ -103,3 +111,22 @@ def load_set(set_dir: Path, workdir: Path, url: str, token: str, db: SqliteDatab
 
 def doc_id(hit_kind: str, hit_id: str) -> str:
     return f"note:{hit_id}" if hit_kind == "note" else f"msg:{hit_id}"
+
+
+@dataclass(frozen=True)
+class LoadedSet:
+    db: SqliteDatabase
+    now_ms: int  # the set's fixed "now"
+    summary: Summary  # the hub's sync summary
+
+
+@contextmanager
+def loaded_set(set_dir: Path) -> Iterator[LoadedSet]:
+    """The set loaded into a fresh database behind a real local server, for one run."""
+    with tempfile.TemporaryDirectory(prefix="mallory-relevance-") as tmp, \
+            running_server(Path(tmp) / "eval.sqlite") as server:
+        summary, now_ms = load_set(set_dir, Path(tmp), server.url, server.token, server.db)
+        if summary.rejected:
+            print(f"note: {len(summary.rejected)} notes rejected by the hub's validation",
+                  file=sys.stderr)
+        yield LoadedSet(server.db, now_ms, summary)
