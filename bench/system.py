@@ -13,23 +13,33 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from bench.evalset import doc_id
+from local.semantic.cache import CachedEmbedder
+from local.semantic.wiring import local_semantics, stack_installed
 from local.sqlite_db import SqliteDatabase
 from shared.candidate import Candidate
 from shared.recall_block import EXCERPT_CHARS, build_recall_block
 from shared.recall_policy import EXPLICIT
 from shared.snippets import snip
+from worker.config import RETRIEVAL_MODES
 from worker.recall.automatic import Gated, gated, with_replies
 from worker.recall.explicit import search
+from worker.recall.modes import RetrievalMode
+from worker.semantic.indexer import index_pending
+from worker.semantic.semantics import Semantics
 
 Hit = tuple[str, ...]  # the doc ids one hit holds, its primary id first (bench.metrics)
 
-MODES = ("lexical", "hybrid", "adaptive", "quality")  # DESIGN.md §7 (RETRIEVAL_MODE)
-# What a local user gets without choosing: lexical is the only mode this build has, and
-# no RETRIEVAL_MODE setting exists yet. When one does, take its default from there.
-DEFAULT_MODE = "lexical"
+MODES = tuple(RETRIEVAL_MODES)  # DESIGN.md §7 (RETRIEVAL_MODE)
+# What a local user gets without choosing (worker/config.Runtime.mode): adaptive when the
+# optional local embedder is installed, lexical otherwise.
+DEFAULT_MODE = "adaptive" if stack_installed() else "lexical"
+# Vectors embedded by earlier runs, keyed by model and text: the local model takes about
+# 0.1 s per section, and every run loads the set into a fresh database.
+EMBEDDING_CACHE = Path.home() / ".cache" / "mallory" / "bench-embeddings.sqlite"
 SEARCH_DEPTH = 20  # explicit hits scored per query (Recall@20)
 
 
@@ -72,20 +82,52 @@ async def injection(db: SqliteDatabase, found: Gated) -> Injection:
     return Injection([_hit(c) for c in cands], block, tuple(parent(c) for c in cands))
 
 
-def _lexical(db: SqliteDatabase, now_ms: int) -> System:
+def _system(db: SqliteDatabase, now_ms: int, mode: RetrievalMode,
+            semantics: Semantics | None) -> System:
     def ranked(text: str) -> list[Hit]:
-        result = asyncio.run(search(db, text, now_ms, limit=SEARCH_DEPTH, policy=EXPLICIT))
+        result = asyncio.run(search(db, text, now_ms, limit=SEARCH_DEPTH, policy=EXPLICIT,
+                                    semantics=semantics, mode=mode))
         return [_hit(h) for h in result.hits]
 
     def injected(text: str) -> Injection:
         async def recall() -> Injection:
-            return await injection(db, await gated(db, text, now_ms))
+            return await injection(db, await gated(db, text, now_ms, semantics=semantics,
+                                                   mode=mode))
         return asyncio.run(recall())
 
-    return System("lexical", ranked, injected)
+    return System(mode.value, ranked, injected)
 
 
-BUILDERS: dict[str, Callable[[SqliteDatabase, int], System]] = {"lexical": _lexical}
+def _lexical(db: SqliteDatabase, now_ms: int) -> System:
+    return _system(db, now_ms, RetrievalMode.LEXICAL, None)
+
+
+def indexed_semantics(db: SqliteDatabase, now_ms: int) -> Semantics:
+    """The local semantic stack on this database, every unit embedded (cached on disk)."""
+    found = local_semantics(db, {})
+    if found is None:
+        raise ModeUnavailable("semantic modes need the local embedder: uv sync --group embed")
+    semantics = replace(found, embedder=CachedEmbedder(found.embedder, EMBEDDING_CACHE))
+
+    async def index_all() -> None:
+        while (await index_pending(db, semantics, now_ms, limit=1_000)).more:
+            pass
+
+    asyncio.run(index_all())
+    return semantics
+
+
+def _semantic(mode: RetrievalMode) -> Callable[[SqliteDatabase, int], System]:
+    def builder(db: SqliteDatabase, now_ms: int) -> System:
+        return _system(db, now_ms, mode, indexed_semantics(db, now_ms))
+    return builder
+
+
+BUILDERS: dict[str, Callable[[SqliteDatabase, int], System]] = {
+    "lexical": _lexical,
+    **({m.value: _semantic(m) for m in RetrievalMode if m is not RetrievalMode.LEXICAL}
+       if stack_installed() else {}),
+}
 
 
 def require(mode: str) -> None:
