@@ -180,5 +180,5 @@ def test_mismatched_runs_and_misused_flags_exit_2(tmp_path: Path,
     assert gates.main(["--baseline", str(base), "--set", str(tmp_path)]) == 2
     assert "has no queries.jsonl" in capsys.readouterr().err
     assert gates.main(["--baseline", str(base), "--set", str(SETS / "regression"),
-                       "--mode", "hybrid"]) == 2
-    assert "mode hybrid is not available in this build" in capsys.readouterr().err
+                       "--mode", "turbo"]) == 2
+    assert "unknown mode 'turbo'" in capsys.readouterr().err

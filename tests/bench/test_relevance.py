@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import ablation, gates, relevance, runfile
+from bench import ablation, gates, relevance, runfile, system
 from bench.report import print_table
 from bench.scoring import METRICS, PAIRED
 from tests.conftest import ROOT
@@ -20,7 +20,7 @@ SET = ROOT / "bench" / "sets" / "regression"
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, str]:
     path = tmp_path_factory.mktemp("run") / "regression.json"
-    assert relevance.main(["--set", str(SET), "--json", str(path)]) == 0
+    assert relevance.main(["--set", str(SET), "--mode", "lexical", "--json", str(path)]) == 0
     return path, json.loads(path.read_text(encoding="utf-8")), path.read_text(encoding="utf-8")
 
 
@@ -85,10 +85,15 @@ def test_ablation_runs_modes_through_the_same_seam(recorded: tuple,
 
 
 @pytest.mark.parametrize("command", [relevance.main, ablation.main])
-def test_a_mode_not_built_is_refused_before_loading(command, capsys: pytest.CaptureFixture
-                                                    ) -> None:
+def test_an_unknown_mode_is_refused_before_loading(command, capsys: pytest.CaptureFixture
+                                                   ) -> None:
     args = ["--set", str(SET), "--mode" if command is relevance.main else "--modes",
-            "lexical,quality" if command is ablation.main else "hybrid"]
+            "lexical,turbo" if command is ablation.main else "turbo"]
     assert command(args) == 2
-    err = capsys.readouterr().err
-    assert "is not available in this build (available: lexical)" in err
+    assert "unknown mode 'turbo'" in capsys.readouterr().err
+
+
+def test_a_mode_without_its_stack_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(system, "BUILDERS", {"lexical": system.BUILDERS["lexical"]})
+    with pytest.raises(system.ModeUnavailable, match="not available in this build"):
+        system.require("hybrid")

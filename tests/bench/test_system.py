@@ -11,19 +11,17 @@ import pytest
 from bench.system import BUILDERS, DEFAULT_MODE, MODES, ModeUnavailable, build, require
 from local.migrate import migrate
 from local.sqlite_db import SqliteDatabase
-from shared.schemas import SyncBatch
-from tests.conftest import DAY_MS, NOW_MS, note
+from tests.conftest import DAY_MS, NOW_MS, note, store_notes
 from worker.recall.automatic import automatic_recall
-from worker.store import chats, notes
+from worker.store import chats
 
 
 async def fill(db: SqliteDatabase) -> None:
     await migrate(db)
-    await notes.apply_batch(db, SyncBatch(batch_id="b", vault="Life", upserts=[
-        note("Recipes/Sourdough.md", "Bake the sourdough at 250 degrees with steam.",
-             title="Sourdough"),
-        note("Home/Car.md", "The car service is due in March.", title="Car maintenance"),
-    ]), NOW_MS)
+    await store_notes(
+        db, note("Recipes/Sourdough.md", "Bake the sourdough at 250 degrees with steam.",
+                 title="Sourdough"),
+        note("Home/Car.md", "The car service is due in March.", title="Car maintenance"))
     await chats.create_conversation(db, "eyes", NOW_MS - 40 * DAY_MS, "c")
     await chats.append_message(db, "c", "user", "how do I rest my eyes from screens?",
                                NOW_MS - 40 * DAY_MS, message_id="q")

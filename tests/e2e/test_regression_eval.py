@@ -32,7 +32,7 @@ CEILINGS = {"auto_fpr": 0.000 + ONE_EMPTY}
 @pytest.fixture(scope="module")
 def figures() -> dict:
     assert (SET / "corpus" / "notes").resolve() == ROOT / "examples" / "vault"
-    return run(SET)
+    return run(SET, mode="lexical")
 
 
 def test_the_set_loads_whole(figures: dict) -> None:
