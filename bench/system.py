@@ -27,16 +27,15 @@ from shared.snippets import snip
 from worker.config import RETRIEVAL_MODES
 from worker.recall.automatic import Gated, gated, with_replies
 from worker.recall.explicit import search
-from worker.recall.modes import RetrievalMode
+from worker.recall.modes import DEFAULT_WITH_EMBEDDER, RetrievalMode
 from worker.semantic.indexer import index_pending
 from worker.semantic.semantics import Semantics
 
 Hit = tuple[str, ...]  # the doc ids one hit holds, its primary id first (bench.metrics)
 
 MODES = tuple(RETRIEVAL_MODES)  # DESIGN.md §7 (RETRIEVAL_MODE)
-# What a local user gets without choosing (worker/config.Runtime.mode): adaptive when the
-# optional local embedder is installed, lexical otherwise.
-DEFAULT_MODE = "adaptive" if stack_installed() else "lexical"
+# What a local user gets without choosing (worker/config.Runtime.mode).
+DEFAULT_MODE = DEFAULT_WITH_EMBEDDER.value if stack_installed() else "lexical"
 # Vectors embedded by earlier runs, keyed by model and text: the local model takes about
 # 0.1 s per section, and every run loads the set into a fresh database.
 EMBEDDING_CACHE = Path.home() / ".cache" / "mallory" / "bench-embeddings.sqlite"

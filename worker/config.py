@@ -17,7 +17,7 @@ from typing import Any
 
 from shared.protocol import DEFAULT_SYNC_INTERVAL_S
 from worker.db import Database
-from worker.recall.modes import RetrievalMode
+from worker.recall.modes import DEFAULT_WITH_EMBEDDER, RetrievalMode
 from worker.semantic.semantics import Semantics, from_bindings
 from worker.settings_reader import AccessConfig, Reader
 
@@ -66,8 +66,9 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     chat_per_minute: int = DEFAULT_CHAT_PER_MINUTE
     search_per_minute: int = DEFAULT_SEARCH_PER_MINUTE
-    # RETRIEVAL_MODE; "" means the default: adaptive when an embedder is set up (Workers AI
-    # bound at the edge, the optional local stack locally), else lexical.
+    # RETRIEVAL_MODE; "" means the default: modes.DEFAULT_WITH_EMBEDDER when an embedder
+    # is set up (Workers AI bound at the edge, the optional local stack locally), else
+    # lexical.
     retrieval_mode: str = ""
 
     @property
@@ -130,7 +131,7 @@ class Runtime:
     def mode(self) -> RetrievalMode:
         if self.settings.retrieval_mode:
             return RetrievalMode(self.settings.retrieval_mode)
-        return RetrievalMode.ADAPTIVE if self.semantics else RetrievalMode.LEXICAL
+        return DEFAULT_WITH_EMBEDDER if self.semantics else RetrievalMode.LEXICAL
 
     @classmethod
     def from_env(cls, env: Any) -> Runtime:

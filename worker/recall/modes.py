@@ -41,6 +41,9 @@ class RetrievalMode(StrEnum):
 
 
 MODES = tuple(m.value for m in RetrievalMode)
+# The mode used when RETRIEVAL_MODE is not set and an embedder is set up (without one it
+# is lexical). Kept at lexical until the semantic modes beat it on held-out data.
+DEFAULT_WITH_EMBEDDER = RetrievalMode.LEXICAL
 # The embedding call plus the vector query (they run beside the D1 batch, not after it).
 # Workers AI answers bge-small in ~50-150 ms and Vectorize in ~30-80 ms; beyond this, the
 # owner waits for nothing better than lexical recall.
