@@ -50,8 +50,8 @@ def _weights(columns: dict[str, float]) -> str:
     return ", ".join(str(w) for w in columns.values())
 
 
-FLOOR_NOTES = (f"SELECT rowid FROM vault_notes_fts WHERE vault_notes_fts MATCH ? "
-               f"ORDER BY bm25(vault_notes_fts, {_weights(dict(NOTE_COLUMNS))}) LIMIT ?")
+FLOOR_NOTES = (f"SELECT rowid FROM note_sections_fts WHERE note_sections_fts MATCH ? "
+               f"ORDER BY bm25(note_sections_fts, {_weights(dict(NOTE_COLUMNS))}) LIMIT ?")
 FLOOR_MESSAGES = (f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? "
                   f"ORDER BY bm25(messages_fts, {_weights(dict(MESSAGE_COLUMNS))}) LIMIT ?")
 

@@ -46,6 +46,8 @@ def _progress(done: int, total: int) -> None:
 def _report(summary: Summary, dry_run: bool) -> None:
     for r in summary.rejected:
         print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+    for w in summary.warnings:
+        print(f"warning {w.path}: {w.reason} (sent anyway)", file=sys.stderr)
     if dry_run and summary.plan:
         for u in summary.plan.upserts:
             print(f"would upsert {u.path} ({len(u.body)} chars, hash {u.content_hash[:10]})")

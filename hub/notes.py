@@ -16,8 +16,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from hub.sections import sections_of
 from shared.limits import MAX_NOTE_BODY_BYTES, MAX_PROPERTIES_CHARS
-from shared.schemas import NoteUpsert
+from shared.schemas import PATH_SEPARATOR, NoteUpsert, SectionSpan
 
 # Frontmatter may add a little to the body limit; the body itself is checked by NoteUpsert.
 MAX_FILE_BYTES = MAX_NOTE_BODY_BYTES + 64_000
@@ -144,6 +145,17 @@ def _title(frontmatter: dict[str, Any], body: str, stem: str) -> str:
     return stem
 
 
+def section_spans(body: str) -> tuple[list[SectionSpan], list[str]]:
+    """The body's sections as the sync payload carries them, and what could not be split
+    cleanly (hub/sections.py)."""
+    found = sections_of(body)
+    spans = [SectionSpan(s=s.start, e=s.end, h=s.heading, p=PATH_SEPARATOR.join(s.path),
+                         x=hashlib.sha256(body[s.start:s.end].encode("utf-8", "surrogatepass"))
+                         .hexdigest()[:16])
+             for s in found.sections]
+    return spans, found.warnings
+
+
 def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejection:
     """Parse one vault page; never raises."""
     if len(raw) > MAX_FILE_BYTES:
@@ -166,13 +178,16 @@ def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejecti
     if isinstance(frontmatter.get("aliases"), str):  # one alias may contain spaces
         aliases = [frontmatter["aliases"].strip()]
     try:
-        return NoteUpsert(
+        sections, warnings = section_spans(body)
+        note = NoteUpsert(
             path=rel_path, title=_title(frontmatter, body, stem), aliases=aliases, tags=tags,
             type=str(frontmatter["type"]) if frontmatter.get("type") is not None else None,
             status=str(frontmatter["status"]) if frontmatter.get("status") is not None else None,
             properties=properties_text(frontmatter), body=body, mtime=mtime_ms,
             note_date=note_date(stem, frontmatter, mtime_ms),
-            content_hash=content_hash(raw))
+            content_hash=content_hash(raw), sections=sections)
+        note.warnings.extend(warnings)
+        return note
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
                             for e in exc.errors(include_url=False))

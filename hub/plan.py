@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hub.notes import Rejection
 from hub.reading import Page, Unstable, read_page
-from hub.state import State
+from hub.state import PARSER_VERSION, State
 from hub.walk import FileStat
 from shared.limits import MAX_BATCH_ITEMS, MAX_SYNC_BODY_BYTES
 from shared.schemas import NoteDelete, NoteUpsert
@@ -35,6 +35,8 @@ class Plan:
     reads: dict[str, Page] = field(default_factory=dict)
     # Pages read and found identical to what the Worker holds (their stat is refreshed).
     confirmed: list[str] = field(default_factory=list)
+    # Pages sent although they could not be split cleanly, with why (hub/sections.py).
+    warnings: list[Rejection] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -61,7 +63,9 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
             plan.changing.append(f.path)
         else:
             plan.reads[f.path] = page
-            if known and known.hash == page.note.content_hash:
+            plan.warnings += [Rejection(f.path, w) for w in page.note.warnings]
+            if known and known.hash == page.note.content_hash \
+                    and known.parser == PARSER_VERSION:
                 plan.unchanged += 1
                 plan.confirmed.append(f.path)
             else:

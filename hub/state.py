@@ -25,6 +25,10 @@ from shared.vault_digest import vault_checksum
 # written with stats taken after the run and is reconciled in full once.
 STATE_VERSION = 2
 UNKNOWN = -1  # the stat of a version the Worker holds but this hub has not read
+# How the hub turns a page into what it sends (sections, fields): an entry recorded by an
+# older parser is sent again, so the Worker gets every note as this parser reads it.
+# 2: sections from markdown-it-py (hub/sections.py).
+PARSER_VERSION = 2
 
 
 @dataclass
@@ -34,11 +38,13 @@ class Entry:
     size: int
     pushed_at: int
     read_ns: int = 0  # wall clock (ns) when the recorded version was read
+    parser: int = 0  # PARSER_VERSION of the version the Worker holds
 
     def matches(self, f: FileStat) -> bool:
-        """The file still has the recorded stat, and had it well before it was read."""
+        """The file still has the recorded stat, had it well before it was read, and was
+        sent as the current parser reads it."""
         return (self.mtime_ns == f.mtime_ns and self.size == f.size
-                and settled(self.mtime_ns, self.read_ns))
+                and settled(self.mtime_ns, self.read_ns) and self.parser == PARSER_VERSION)
 
 
 @dataclass
@@ -67,8 +73,11 @@ def reconciled(state: State, remote: Mapping[str, str]) -> State:
     notes = {}
     for path, digest in remote.items():
         known = state.notes.get(path)
+        # A version the Worker holds but this hub never recorded is taken as current: it
+        # was sent by a hub of this parser (a lost state) or will be sent again when the
+        # file changes. Entries recorded by an older parser keep their version.
         notes[path] = known if known and known.hash == digest else Entry(
-            hash=digest, mtime_ns=UNKNOWN, size=UNKNOWN, pushed_at=0)
+            hash=digest, mtime_ns=UNKNOWN, size=UNKNOWN, pushed_at=0, parser=PARSER_VERSION)
     return State(vault=state.vault, vault_id=state.vault_id, url=state.url,
                  worker_id=state.worker_id, notes=notes, last_sync_at=state.last_sync_at)
 

@@ -22,7 +22,15 @@ from hub.identity import ensure_vault_id, read_vault_id
 from hub.notes import Rejection
 from hub.plan import BATCH_ITEMS, Batch, Plan, Reader, Run, batch_id, make_batches, plan_changes
 from hub.reading import read_page
-from hub.state import STATE_VERSION, Entry, State, load_state, reconciled, save_state
+from hub.state import (
+    PARSER_VERSION,
+    STATE_VERSION,
+    Entry,
+    State,
+    load_state,
+    reconciled,
+    save_state,
+)
 from hub.walk import walk_vault
 
 Progress = Callable[[int, int], None]
@@ -36,6 +44,7 @@ class Summary:
     stale: int = 0
     batches: int = 0
     rejected: list[Rejection] = field(default_factory=list)
+    warnings: list[Rejection] = field(default_factory=list)  # sent, but not split cleanly
     changing: int = 0  # files that changed while being read (the next run sends them)
     reconciled: str | None = None  # why the state was rebuilt from the manifest
     elapsed_s: float = 0.0
@@ -93,7 +102,7 @@ class Syncer:
 
     def _summary(self, plan: Plan) -> Summary:
         return Summary(unchanged=plan.unchanged, rejected=list(plan.rejected),
-                       changing=len(plan.changing), plan=plan)
+                       warnings=list(plan.warnings), changing=len(plan.changing), plan=plan)
 
     def dry_run(self, full: bool = False) -> Summary:
         """What a run would send, writing nothing (not even the vault's identity file)."""
@@ -146,7 +155,8 @@ class Syncer:
         had when read (never a later stat, which could belong to a newer version)."""
         page = self._reads[path]
         state.notes[path] = Entry(hash=page.note.content_hash, mtime_ns=page.mtime_ns,
-                                  size=page.size, pushed_at=_now_ms(), read_ns=page.read_ns)
+                                  size=page.size, pushed_at=_now_ms(), read_ns=page.read_ns,
+                                  parser=PARSER_VERSION)
 
     def _send(self, batch: Batch, run: Run, state: State, summary: Summary) -> None:
         try:

@@ -34,6 +34,7 @@ class Candidate:
     terms: frozenset[str] = field(default_factory=frozenset)  # matched query terms (FTS form)
     fuzzy: bool = False  # matched only through a spelling correction (shared.fuzzy)
     vault: str | None = None  # notes: the vault's name
+    heading: str = ""  # a note section's heading ("" for a note's start or a message)
     vid: int | None = None  # notes: the vault's key in D1 (names need not be unique)
     conversation_id: str | None = None
     role: Role | None = None

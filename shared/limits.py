@@ -17,6 +17,7 @@ MAX_PROPERTIES_CHARS = 8_000
 # Sections of a note (hub/sections.py): a heading as linked, and how many sections a note
 # may have (a 1 MB body cut into ~1,350-character parts makes about 750).
 MAX_HEADING_CHARS = 200
+MAX_HEADING_PATH_CHARS = 1_300  # six levels of headings
 MAX_SECTIONS = 1_000
 
 # One sync request. Each item costs 2 statements in the D1 batch (upsert and clear its

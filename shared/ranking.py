@@ -64,8 +64,8 @@ def recency_boost(timestamp_ms: int, now_ms: int) -> float:
     return 1.0 + RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
 
 
-def merge(candidates: Iterable[Candidate], limit: int, per_group: int | None = 1
-          ) -> list[Candidate]:
+def merge(candidates: Iterable[Candidate], limit: int,
+          per_group: int | Mapping[str, int] | None = 1) -> list[Candidate]:
     """One ranked list: score desc; ties → newer first, then notes before messages, then id.
     At most `per_group` hits per note or conversation (None: no cap)."""
     ordered = sorted(candidates,
@@ -74,7 +74,8 @@ def merge(candidates: Iterable[Candidate], limit: int, per_group: int | None = 1
     groups: dict[tuple[str, str], int] = {}
     for cand in ordered:
         key = (cand.kind, cand.group)
-        if per_group is not None and groups.get(key, 0) >= per_group:
+        cap = per_group.get(cand.kind) if isinstance(per_group, Mapping) else per_group
+        if cap is not None and groups.get(key, 0) >= cap:
             continue
         groups[key] = groups.get(key, 0) + 1
         result.append(cand)

@@ -11,9 +11,11 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
@@ -24,9 +26,12 @@ from shared.limits import (
     MAX_CHAT_CHARS,
     MAX_CONTEXT_BYTES,
     MAX_CONVERSATION_TITLE_CHARS,
+    MAX_HEADING_CHARS,
+    MAX_HEADING_PATH_CHARS,
     MAX_NOTE_BODY_BYTES,
     MAX_PATH_CHARS,
     MAX_PROPERTIES_CHARS,
+    MAX_SECTIONS,
     MAX_SYNC_BODY_BYTES,
     MAX_TAGS,
     MAX_TITLE_CHARS,
@@ -92,6 +97,30 @@ def check_skew(value: int, info: ValidationInfo) -> int:
     return value
 
 
+_SECTION_DIGEST = re.compile(r"^[0-9a-f]{16}$")
+# Heading path separator in `SectionSpan.p` and in labels ("Note › Section › Subsection").
+PATH_SEPARATOR = " › "
+
+
+class SectionSpan(Strict):
+    """One section of a note's body (hub/sections.py): [s, e) character offsets into the
+    body, its heading, its heading path and a digest of its text (a changed section gets a
+    new vector; an unchanged one keeps its own)."""
+
+    s: int = Field(ge=0, strict=True)
+    e: int = Field(ge=1, strict=True)
+    h: str = Field(default="", max_length=MAX_HEADING_CHARS)
+    p: str = Field(default="", max_length=MAX_HEADING_PATH_CHARS)
+    x: str
+
+    @field_validator("x")
+    @classmethod
+    def _digest(cls, v: str) -> str:
+        if not _SECTION_DIGEST.match(v):
+            raise ValueError("x must be 16 lower-case hex characters (the section's digest)")
+        return v
+
+
 class NoteUpsert(Strict):
     path: VaultPath
     title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
@@ -106,6 +135,23 @@ class NoteUpsert(Strict):
     mtime: Millis
     note_date: Millis
     content_hash: str
+    # The body's sections (hub schema 2); empty: the Worker indexes the body as one
+    # section. Offsets are in characters (code points), as Python and SQLite count them.
+    sections: list[SectionSpan] = Field(default_factory=list, max_length=MAX_SECTIONS)
+    # What the hub could not split cleanly (reported, never sent).
+    _warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        return self._warnings
+
+    @model_validator(mode="after")
+    def _sections_fit_the_body(self) -> NoteUpsert:
+        for i, span in enumerate(self.sections):
+            if not span.s < span.e <= len(self.body):
+                raise ValueError(f"sections[{i}] spans [{span.s}, {span.e}) but the body "
+                                 f"holds {len(self.body)} characters")
+        return self
 
     @field_validator("body")
     @classmethod

@@ -26,10 +26,13 @@ def encode_uri_component(value: str) -> str:
     return quote(value, safe=_URI_COMPONENT_SAFE)
 
 
-def note_href(vault: str, path: str) -> str:
+def note_href(vault: str, path: str, heading: str = "") -> str:
+    """obsidian://open for a note, or for a heading in it (DESIGN.md §7: the file value is
+    the path without .md, then %23 and the heading, each part encoded on its own)."""
     file = path[:-3] if path.lower().endswith(".md") else path
+    anchor = f"%23{encode_uri_component(heading)}" if heading else ""
     return (f"obsidian://open?vault={encode_uri_component(vault)}"
-            f"&file={encode_uri_component(file)}")
+            f"&file={encode_uri_component(file)}{anchor}")
 
 
 def message_href(message_id: str) -> str:

@@ -24,6 +24,7 @@ class SearchHit(BaseModel):
     relevance: float  # in [0, 1]: how much of the query this hit matches
     reasons: list[str] = Field(default_factory=list)
     vault: str | None = None  # notes: the vault's name
+    heading: str | None = None  # notes: the heading of the section that matched
     conversation_id: str | None = None  # messages: their conversation
 
 
@@ -33,6 +34,6 @@ class Source(BaseModel):
     n: int
     kind: Literal["note", "message"]
     id: str
-    label: str
+    label: str  # a section hit: "Note › Heading"
     snippet: str
     href: str

@@ -105,7 +105,9 @@ def status_json(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Setti
     return {
         "schema_version": row.get("schema_version"),
         "migrations_applied": row.get("migrations"),
-        "corpora": {"notes": row.get("notes") or 0, "messages": row.get("messages") or 0},
+        "corpora": {"notes": row.get("notes") or 0, "messages": row.get("messages") or 0,
+                    "sections": row.get("sections") or 0,
+                    "exchanges": row.get("exchanges") or 0},
         "conversations": row.get("conversations") or 0,
         "last_sync_at": iso(int(last)) if last is not None else None,
         "last_contact_at": _iso_or_none(max(contacts, default=None)),
@@ -139,6 +141,7 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
                      highlights=spans, href=cand.href, timestamp=iso(cand.timestamp_ms),
                      score=round(cand.score, 6), relevance=round(cand.relevance, 6),
                      reasons=_reasons(cand, marks, len(spans), now_ms), vault=cand.vault,
+                     heading=cand.heading or None,
                      conversation_id=cand.conversation_id)
 
 

@@ -24,8 +24,10 @@ pytestmark = pytest.mark.miniflare
 
 async def fts_paths(db: Database, match: str) -> list[str]:
     rows = (await db.prepare(
-        "SELECT n.path FROM vault_notes_fts JOIN vault_notes n ON n.rid = vault_notes_fts.rowid"
-        " WHERE vault_notes_fts MATCH ? ORDER BY n.path").bind(match).all()).results
+        "SELECT DISTINCT n.path FROM note_sections_fts"
+        " JOIN note_sections s ON s.rid = note_sections_fts.rowid"
+        " JOIN vault_notes n ON n.rid = s.note_rid"
+        " WHERE note_sections_fts MATCH ? ORDER BY n.path").bind(match).all()).results
     return [r["path"] for r in rows]
 
 
@@ -57,7 +59,7 @@ async def test_triggers_keep_note_fts_in_sync_through_upserts_and_deletes(port: 
     await apply(port, "3", deletes=[{"path": "a.md", "deleted_at": NOW_MS + 1}])
     assert await fts_paths(port, "badger") == []
     assert await fts_paths(port, "badger") == []
-    assert await integrity_ok(port, "vault_notes_fts")
+    assert await integrity_ok(port, "note_sections_fts")
     stats = (await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'notes'")
              .first())
     assert stats == {"docs": 0}
@@ -102,15 +104,17 @@ async def test_insert_or_replace_corrupts_external_content_fts(port: Database) -
     """Why the project never writes INSERT OR REPLACE: REPLACE deletes the old row without
     firing the delete trigger, so the FTS index keeps entries for a row that is gone."""
     await apply(port, "1", note("a.md", "the aardvark digs"))
-    columns = ("path, vid, title, name, body, mtime, note_date, content_hash, synced_at")
-    await port.prepare(f"INSERT OR REPLACE INTO vault_notes ({columns}) VALUES "
-                       "('a.md', 1, 't', 'a', 'new text', 1, 1, 'h', 1)").run()
-    body = await port.prepare("SELECT body FROM vault_notes WHERE path = 'a.md'").first()
+    section = await port.prepare("SELECT rid, note_rid FROM note_sections").first()
+    await port.prepare(
+        "INSERT OR REPLACE INTO note_sections (rid, note_rid, ord, unit_id, title, name, body)"
+        " VALUES (?, ?, 0, 'u', 't', 'a', 'new text')").bind(section["rid"],
+                                                            section["note_rid"]).run()
+    body = await port.prepare("SELECT body FROM note_sections").first()
     assert body == {"body": "new text"}
-    orphans = (await port.prepare(
-        "SELECT rowid FROM vault_notes_fts WHERE vault_notes_fts MATCH 'aardvark' "
-        "AND rowid NOT IN (SELECT rid FROM vault_notes)").all()).results
-    assert len(orphans) == 1  # the index still holds the replaced row's words
+    stale = (await port.prepare(
+        "SELECT rowid FROM note_sections_fts WHERE note_sections_fts MATCH 'aardvark'"
+    ).all()).results
+    assert len(stale) == 1  # the index still holds the replaced row's words
 
 
 def test_project_sql_never_uses_insert_or_replace() -> None:

@@ -74,7 +74,11 @@ async def rows(db: Database, sql: str) -> list[dict]:
 async def test_0002_keeps_0001_data_and_its_index(blank: Database, tmp_path: Path) -> None:
     await at_0001(blank, tmp_path)
     rids = await legacy_data(blank)
-    assert await migrate(blank) == sorted(p.name for p in MIGRATIONS_DIR.glob("*.sql"))[1:]
+    upto_0002 = tmp_path / "migrations-0002"
+    upto_0002.mkdir()
+    shutil.copy(MIGRATIONS_DIR / "0001_initial.sql", upto_0002)
+    shutil.copy(MIGRATIONS_DIR / "0002_vaults.sql", upto_0002)
+    assert await migrate(blank, upto_0002) == ["0002_vaults.sql"]
     migrated = await rows(blank, "SELECT n.path, n.rid, v.name, v.uuid, n.seq, n.digest "
                                  "FROM vault_notes n JOIN vaults v ON v.vid = n.vid")
     assert {r["path"]: r["rid"] for r in migrated} == rids
@@ -93,6 +97,17 @@ async def test_0002_keeps_0001_data_and_its_index(blank: Database, tmp_path: Pat
     per_vault = await rows(blank, "SELECT name, notes, uuid FROM vaults ORDER BY name")
     assert per_vault == [{"name": "Life", "notes": 2, "uuid": None},
                          {"name": "Work", "notes": 1, "uuid": None}]
+    # The later migrations carry the same notes on into their sections index.
+    assert await migrate(blank) == sorted(p.name for p in MIGRATIONS_DIR.glob("*.sql"))[2:]
+    hits = await rows(blank, "SELECT n.path FROM note_sections_fts JOIN note_sections s "
+                             "ON s.rid = note_sections_fts.rowid JOIN vault_notes n "
+                             "ON n.rid = s.note_rid WHERE note_sections_fts MATCH "
+                             "'monstera OR kiln' ORDER BY n.path")
+    assert [h["path"] for h in hits] == ["Home/Plants.md", "Projects/Kiln.md"]
+    await blank.prepare("INSERT INTO note_sections_fts (note_sections_fts) VALUES "
+                        "('integrity-check')").run()
+    assert await rows(blank, "SELECT docs FROM corpus_stats WHERE corpus = 'notes'") == [
+        {"docs": 3}]
     assert await rows(blank, "SELECT count(*) AS n FROM vault_tombstones") == [{"n": 0}]
     [identity] = await rows(blank, "SELECT id FROM worker_identity")
     assert len(identity["id"]) == 32
@@ -145,7 +160,7 @@ async def test_migrated_data_syncs_and_searches_per_vault(blank: Database, tmp_p
     assert [(h.vault, h.id) for h in hits] == [("Life", "Home/Plants.md")]
     everywhere = (await search(blank, "kiln", NOW_MS)).hits
     assert [(h.vault, h.id) for h in everywhere] == [("Work", "Projects/Kiln.md")]
-    await blank.prepare("INSERT INTO vault_notes_fts (vault_notes_fts) VALUES "
+    await blank.prepare("INSERT INTO note_sections_fts (note_sections_fts) VALUES "
                         "('integrity-check')").run()
     [life] = [v for v in await vaults.list_vaults(blank) if v.uuid == NEW_ID]
     pairs = [(r["path"], r["content_hash"]) for r in await rows(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hub.plan import Run, make_batches, plan_changes
 from hub.reading import RACY_NS
-from hub.state import UNKNOWN, Entry, State
+from hub.state import PARSER_VERSION, UNKNOWN, Entry, State
 from hub.walk import walk_vault
 from shared.limits import MAX_BATCH_ITEMS
 
@@ -26,7 +26,7 @@ def write(vault: Path, rel: str, text: str, mtime_s: float = 1_700_000_000) -> N
 def entry_for(vault: Path, rel: str, digest: str, read_ns: int) -> Entry:
     stat = (vault / rel).stat()
     return Entry(hash=digest, mtime_ns=stat.st_mtime_ns, size=stat.st_size, pushed_at=NOW,
-                 read_ns=read_ns)
+                 read_ns=read_ns, parser=PARSER_VERSION)
 
 
 def test_first_plan_sends_everything_and_reports_rejections(tmp_path: Path) -> None:

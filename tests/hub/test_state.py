@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from hub.state import UNKNOWN, Entry, State, default_state_dir, load_state, reconciled, save_state
+from hub.state import (
+    PARSER_VERSION,
+    UNKNOWN,
+    Entry,
+    State,
+    default_state_dir,
+    load_state,
+    reconciled,
+    save_state,
+)
 from shared.vault_digest import vault_checksum
 
 
@@ -50,7 +59,7 @@ def test_reconciled_mirrors_the_manifest_and_keeps_agreeing_stats() -> None:
         "same.md": kept, "changed.md": Entry("old", 1, 1, 1), "gone.md": Entry("x", 1, 1, 1)})
     rebuilt = reconciled(state, {"same.md": "same", "changed.md": "new", "extra.md": "e"})
     assert rebuilt.notes["same.md"] == kept
-    assert rebuilt.notes["changed.md"] == Entry("new", UNKNOWN, UNKNOWN, 0)
+    assert rebuilt.notes["changed.md"] == Entry("new", UNKNOWN, UNKNOWN, 0, parser=PARSER_VERSION)
     assert set(rebuilt.notes) == {"same.md", "changed.md", "extra.md"}
     assert (rebuilt.vault, rebuilt.worker_id) == ("V", "w")
 

@@ -43,7 +43,7 @@ def integrity_check_sql(table: str) -> str:
     return f"INSERT INTO {quoted}({quoted}) VALUES('integrity-check')"
 
 
-FTS_TABLES = ["conversation_units_fts", "vault_notes_fts"]
+FTS_TABLES = ["conversation_units_fts", "note_sections_fts"]
 
 
 async def fts_integrity(db: Database) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from shared.candidate import Candidate, Kind
 from shared.matching import matched_terms
 from shared.query import Term
+from shared.schemas import PATH_SEPARATOR
 from shared.sources import message_href, note_href, shorten
 from worker.db.port import Value
 from worker.recall.filters import Filters
@@ -52,7 +53,7 @@ class Corpus:
 # reasoning rather than a fit.
 NOTE_COLUMNS: Mapping[str, float] = {
     "title": 8.0, "name": 6.0, "aliases": 6.0, "tags": 3.0, "folder": 2.0,
-    "properties": 2.0, "body": 1.0,
+    "properties": 2.0, "heading": 4.0, "body": 1.0,
 }
 # The owner's question and Mallory's answer weigh the same: either can hold what is asked.
 MESSAGE_COLUMNS: Mapping[str, float] = {"question": 1.0, "answer": 1.0}
@@ -62,28 +63,35 @@ def _weights(columns: Mapping[str, float]) -> str:
     return ", ".join(f"{w:.3f}" for w in columns.values())
 
 
+# A note section's row, as every query that yields one selects it (here and in
+# worker/semantic/units.py), over note_sections s, vault_notes n and vaults v.
+NOTE_ROW_SELECT = f"""SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
+       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, s.ord, s.heading,
+       s.heading_path, s.unit_id, substr(s.body, 1, {TEXT_CHARS}) AS text"""
+
+
 def notes_search_sql(columns: Mapping[str, float]) -> str:
-    """?1 the MATCH expression, ?2 how many rows, ?3 a vault name or NULL for every vault.
-    The CTE ranks on the FTS index alone and keeps ?2 rows; only those are joined to the
-    content table. All vaults share one index, so one bm25() scale ranks them together;
-    the vault filter is applied before the LIMIT, so a vault's hits are never crowded out
-    by another's. No snippet() here: it re-runs the MATCH per row and tokenizes the whole
-    column, which cost more than the ranking itself (bench.latency); shared.snippets cuts
-    snippets for the final hits."""
+    """Note sections (migrations/0005). ?1 the MATCH expression, ?2 how many rows, ?3 a
+    vault name or NULL for every vault. The CTE ranks on the FTS index alone and keeps ?2
+    rows; only those are joined to the content tables. All vaults share one index, so one
+    bm25() scale ranks them together; the vault filter is applied before the LIMIT, so a
+    vault's hits are never crowded out by another's. No snippet() here: it re-runs the
+    MATCH per row and tokenizes the whole column, which cost more than the ranking itself
+    (bench.latency); shared.snippets cuts snippets for the final hits."""
     return f"""
 WITH ranked AS (
-    SELECT rowid AS rid, bm25(vault_notes_fts, {_weights(columns)}) AS bm25
-    FROM vault_notes_fts WHERE vault_notes_fts MATCH ?1
+    SELECT rowid AS rid, bm25(note_sections_fts, {_weights(columns)}) AS bm25
+    FROM note_sections_fts WHERE note_sections_fts MATCH ?1
       AND (?3 IS NULL OR rowid IN (
-            SELECT n.rid FROM vault_notes AS n JOIN vaults AS v ON v.vid = n.vid
-            WHERE v.name = ?3))
+            SELECT s.rid FROM note_sections AS s
+            JOIN vault_notes AS n ON n.rid = s.note_rid
+            JOIN vaults AS v ON v.vid = n.vid WHERE v.name = ?3))
     ORDER BY bm25 LIMIT ?2
 )
-SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault, n.title, n.name,
-       n.aliases, n.tags, n.properties, n.note_date, ranked.bm25,
-       substr(n.body, 1, {TEXT_CHARS}) AS text
+{NOTE_ROW_SELECT}, ranked.bm25
 FROM ranked
-JOIN vault_notes AS n ON n.rid = ranked.rid
+JOIN note_sections AS s ON s.rid = ranked.rid
+JOIN vault_notes AS n ON n.rid = s.note_rid
 JOIN vaults AS v ON v.vid = n.vid
 ORDER BY ranked.bm25
 """
@@ -127,15 +135,22 @@ class Scoring:
 
 
 def _note(row: Row, s: Scoring) -> Candidate:
+    """A note section: one hit per note (its group), labelled "Note › Heading" and linked
+    to that heading."""
     path, vault, vid = str(row["path"]), str(row["vault"]), int(row["vid"])
+    heading, title = str(row["heading"] or ""), str(row["title"])
+    if heading == title:
+        heading = ""  # an H1 that restates the title: the note's start, not a section
+    label = f"{title}{PATH_SEPARATOR}{heading}" if heading else title
     return Candidate(
         kind="note", id=path, group=s.group, relevance=s.relevance, boost=s.boost,
-        timestamp_ms=s.timestamp_ms, label=shorten(str(row["title"]), MAX_LABEL_CHARS),
-        href=note_href(vault, path), text=str(row["text"] or ""), vault=vault, vid=vid,
-        covers=(path,), unit=s.group,
-        fields=(("title", str(row["title"])), ("file name", str(row["name"])),
+        timestamp_ms=s.timestamp_ms, label=shorten(label, MAX_LABEL_CHARS),
+        href=note_href(vault, path, heading), text=str(row["text"] or ""), vault=vault,
+        vid=vid, covers=(path,), unit=str(row["unit_id"]), heading=heading,
+        fields=(("title", title), ("file name", str(row["name"])),
                 ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
-                ("properties", str(row["properties"]))))
+                ("properties", str(row["properties"])),
+                ("heading", str(row["heading_path"] or ""))))
 
 
 def _unit(row: Row, s: Scoring) -> Candidate:
@@ -170,10 +185,12 @@ def _message_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...
 
 
 NOTES = Corpus(
-    name="notes", kind="note", fts_table="vault_notes_fts", vocab_table="vault_notes_vocab",
+    name="notes", kind="note", fts_table="note_sections_fts",
+    vocab_table="note_sections_vocab",
     # A note is (vault, path): two vaults may both hold Home/Plants.md.
     columns=NOTE_COLUMNS, group_column="note_key", timestamp_column="note_date",
-    fetch_per_hit=1, search_sql=notes_search_sql(NOTE_COLUMNS), params=_note_params,
+    # A note often has several matching sections: fetch more, keep the best.
+    fetch_per_hit=3, search_sql=notes_search_sql(NOTE_COLUMNS), params=_note_params,
     to_candidate=_note)
 
 MESSAGES = Corpus(

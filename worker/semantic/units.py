@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from worker.db.port import Value
-from worker.recall.corpora import TEXT_CHARS
+from worker.recall.corpora import NOTE_ROW_SELECT, TEXT_CHARS
 from worker.recall.filters import Filters
 
 # The text embedded for a unit: MiniLM and bge-small read 256 and 512 word pieces at
@@ -33,33 +33,35 @@ class VectorCorpus:
     resolve_params: Callable[[list[str], str, Filters], tuple[Value, ...]]
 
 
-NOTE_UNIT_ID = "'n:' || n.vid || ':' || n.path || '@' || n.content_hash"
+# A section is embedded with its note's title and heading path: "Kitchen renovation ›
+# Budget. <text>" places the text the way a reader of the note sees it.
 NOTES = VectorCorpus(
     name="notes", kind="note",
     units_sql=f"""
-SELECT {NOTE_UNIT_ID} AS unit_id, vt.name AS vault,
-       n.title || '. ' || substr(n.body, 1, {EMBED_CHARS}) AS text
-FROM vault_notes AS n
-JOIN vaults AS vt ON vt.vid = n.vid
-LEFT JOIN vector_units AS v ON v.unit_id = {NOTE_UNIT_ID} AND v.model = ?1
-WHERE v.vector_id IS NULL
-ORDER BY n.rid LIMIT ?2
+SELECT DISTINCT s.unit_id, v.name AS vault,
+       n.title || CASE WHEN s.heading_path = '' THEN '' ELSE ' › ' || s.heading_path END
+           || '. ' || substr(s.body, 1, {EMBED_CHARS}) AS text
+FROM note_sections AS s
+JOIN vault_notes AS n ON n.rid = s.note_rid
+JOIN vaults AS v ON v.vid = n.vid
+LEFT JOIN vector_units AS u ON u.unit_id = s.unit_id AND u.model = ?1
+WHERE u.vector_id IS NULL
+ORDER BY s.unit_id LIMIT ?2
 """,
-    orphans_sql=f"""
-SELECT v.vector_id FROM vector_units AS v
-WHERE v.corpus = 'notes' AND NOT EXISTS (
-    SELECT 1 FROM vault_notes AS n WHERE {NOTE_UNIT_ID} = v.unit_id)
+    orphans_sql="""
+SELECT u.vector_id FROM vector_units AS u
+WHERE u.corpus = 'notes'
+  AND NOT EXISTS (SELECT 1 FROM note_sections AS s WHERE s.unit_id = u.unit_id)
 LIMIT ?1
 """,
     resolve_sql=f"""
-SELECT v.vector_id, n.path, n.vid, n.vid || ':' || n.path AS note_key, vt.name AS vault,
-       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, NULL AS bm25,
-       substr(n.body, 1, {TEXT_CHARS}) AS text
-FROM vector_units AS v
-JOIN vault_notes AS n ON {NOTE_UNIT_ID} = v.unit_id
-JOIN vaults AS vt ON vt.vid = n.vid
-WHERE v.vector_id IN (SELECT value FROM json_each(?1)) AND v.model = ?2
-  AND (?3 IS NULL OR vt.name = ?3)
+{NOTE_ROW_SELECT}, u.vector_id, NULL AS bm25
+FROM vector_units AS u
+JOIN note_sections AS s ON s.unit_id = u.unit_id
+JOIN vault_notes AS n ON n.rid = s.note_rid
+JOIN vaults AS v ON v.vid = n.vid
+WHERE u.vector_id IN (SELECT value FROM json_each(?1)) AND u.model = ?2
+  AND (?3 IS NULL OR v.name = ?3)
 """,
     resolve_params=lambda ids, model, filters: (json.dumps(ids), model, filters.vault),
 )

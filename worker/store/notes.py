@@ -16,6 +16,7 @@ A batch is applied in one D1 batch (one transaction): all of it or none of it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from shared.errors import Conflict, InvalidPayload
@@ -37,8 +38,8 @@ WHERE vid = ?1
 UPSERT_NOTE_SQL = """
 INSERT INTO vault_notes (vid, path, title, name, aliases, tags, folder, body, note_type,
                          status, mtime, note_date, content_hash, synced_at, properties, seq,
-                         digest)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17
+                         digest, sections)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18
 WHERE NOT EXISTS (SELECT 1 FROM vault_tombstones WHERE vid = ?1 AND path = ?2 AND seq > ?16)
 ON CONFLICT (vid, path) DO UPDATE SET
     title = excluded.title, name = excluded.name,
@@ -47,7 +48,7 @@ ON CONFLICT (vid, path) DO UPDATE SET
     note_type = excluded.note_type, status = excluded.status,
     mtime = excluded.mtime, note_date = excluded.note_date,
     content_hash = excluded.content_hash, synced_at = excluded.synced_at,
-    seq = excluded.seq, digest = excluded.digest
+    seq = excluded.seq, digest = excluded.digest, sections = excluded.sections
 WHERE excluded.seq >= vault_notes.seq
 RETURNING path
 """
@@ -72,6 +73,12 @@ def split_path(path: str) -> tuple[str, str]:
     return folder, file[:-3] if file.lower().endswith(".md") else file
 
 
+def sections_json(note: NoteUpsert) -> str:
+    """The note's section spans as the vault_notes triggers read them (0005)."""
+    return json.dumps([s.model_dump() for s in note.sections], ensure_ascii=False,
+                      separators=(",", ":"))
+
+
 def _upsert(db: Database, vid: int, seq: int, note: NoteUpsert, now_ms: int
             ) -> list[Statement]:
     folder, name = split_path(note.path)
@@ -80,7 +87,7 @@ def _upsert(db: Database, vid: int, seq: int, note: NoteUpsert, now_ms: int
             vid, note.path, note.title, name, "\n".join(note.aliases), " ".join(note.tags),
             folder, note.body, note.type, note.status, note.mtime, note.note_date,
             note.content_hash, now_ms, note.properties, seq,
-            note_digest(note.path, note.content_hash)),
+            note_digest(note.path, note.content_hash), sections_json(note)),
         db.prepare(CLEAR_TOMBSTONE_SQL).bind(vid, note.path, seq),
     ]
 

@@ -10,7 +10,9 @@ from worker.store.vaults import LIST_VAULTS_SQL, Vault
 
 STATUS_SQL = """
 SELECT
-    (SELECT docs FROM corpus_stats WHERE corpus = 'notes') AS notes,
+    (SELECT coalesce(sum(notes), 0) FROM vaults) AS notes,
+    (SELECT docs FROM corpus_stats WHERE corpus = 'notes') AS sections,
+    (SELECT docs FROM corpus_stats WHERE corpus = 'messages') AS exchanges,
     (SELECT count(*) FROM messages) AS messages,
     (SELECT count(*) FROM conversations) AS conversations,
     (SELECT max(applied_at) FROM vault_sync_batches) AS last_sync_at,

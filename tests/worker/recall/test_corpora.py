@@ -30,11 +30,33 @@ async def test_each_corpus_has_its_vocabulary_and_stats_row(db: SqliteDatabase,
 def test_a_note_row_becomes_a_candidate_grouped_by_vault_and_path() -> None:
     row = {"path": "Home/Plants.md", "vid": 3, "note_key": "3:Home/Plants.md",
            "vault": "My Vault", "title": "Plants", "name": "Plants", "aliases": "greenery",
-           "tags": "home", "properties": "", "note_date": 5, "bm25": -3.0,
-           "text": "Water the fern."}
+           "tags": "home", "properties": "", "note_date": 5, "bm25": -3.0, "ord": 2,
+           "heading": "Ferns & mosses", "heading_path": "Indoor › Ferns & mosses",
+           "unit_id": "n:3:Home/Plants.md#0123456789abcdef", "text": "Water the fern."}
     cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "3:Home/Plants.md", ()))
     assert (cand.kind, cand.id, cand.group, cand.vault, cand.vid, cand.unit) == (
-        "note", "Home/Plants.md", "3:Home/Plants.md", "My Vault", 3, "3:Home/Plants.md")
+        "note", "Home/Plants.md", "3:Home/Plants.md", "My Vault", 3,
+        "n:3:Home/Plants.md#0123456789abcdef")
+    assert cand.label == "Plants › Ferns & mosses" and cand.heading == "Ferns & mosses"
+    assert cand.href == ("obsidian://open?vault=My%20Vault&file=Home%2FPlants"
+                         "%23Ferns%20%26%20mosses")
+    assert dict(cand.fields)["heading"] == "Indoor › Ferns & mosses"
+
+
+def test_an_h1_that_restates_the_title_links_to_the_note() -> None:
+    row = {"path": "Plants.md", "vid": 1, "vault": "V", "title": "Plants", "name": "Plants",
+           "aliases": "", "tags": "", "properties": "", "heading": "Plants",
+           "heading_path": "Plants", "unit_id": "u", "text": "x"}
+    cand = NOTES.to_candidate(row, Scoring(0.5, 1.0, 5, "1:Plants.md", ()))
+    assert (cand.label, cand.heading, cand.href) == (
+        "Plants", "", "obsidian://open?vault=V&file=Plants")
+
+
+def test_note_fields_for_reasons() -> None:
+    row = {"path": "Home/Plants.md", "vid": 3, "vault": "My Vault", "title": "Plants",
+           "name": "Plants", "aliases": "greenery", "tags": "home", "properties": "",
+           "heading": "", "heading_path": "", "unit_id": "u", "text": "Water the fern."}
+    cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "3:Home/Plants.md", ()))
     assert cand.href == "obsidian://open?vault=My%20Vault&file=Home%2FPlants"
     assert dict(cand.fields)["aliases"] == "greenery"
     assert cand.score == pytest.approx(0.55)

@@ -13,18 +13,20 @@ from worker.recall.plan import CORPUS_STATS_SQL, plan, vocab_sql
 
 NOTES_SQL = """
 WITH ranked AS (
-    SELECT rowid AS rid, bm25(vault_notes_fts, 8.000, 6.000, 6.000, 3.000, 2.000, 2.000, 1.000) AS bm25
-    FROM vault_notes_fts WHERE vault_notes_fts MATCH ?1
+    SELECT rowid AS rid, bm25(note_sections_fts, 8.000, 6.000, 6.000, 3.000, 2.000, 2.000, 4.000, 1.000) AS bm25
+    FROM note_sections_fts WHERE note_sections_fts MATCH ?1
       AND (?3 IS NULL OR rowid IN (
-            SELECT n.rid FROM vault_notes AS n JOIN vaults AS v ON v.vid = n.vid
-            WHERE v.name = ?3))
+            SELECT s.rid FROM note_sections AS s
+            JOIN vault_notes AS n ON n.rid = s.note_rid
+            JOIN vaults AS v ON v.vid = n.vid WHERE v.name = ?3))
     ORDER BY bm25 LIMIT ?2
 )
-SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault, n.title, n.name,
-       n.aliases, n.tags, n.properties, n.note_date, ranked.bm25,
-       substr(n.body, 1, 8000) AS text
+SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
+       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, s.ord, s.heading,
+       s.heading_path, s.unit_id, substr(s.body, 1, 8000) AS text, ranked.bm25
 FROM ranked
-JOIN vault_notes AS n ON n.rid = ranked.rid
+JOIN note_sections AS s ON s.rid = ranked.rid
+JOIN vault_notes AS n ON n.rid = s.note_rid
 JOIN vaults AS v ON v.vid = n.vid
 ORDER BY ranked.bm25
 """  # noqa: E501
@@ -59,8 +61,8 @@ def test_plan_pins_the_sql_and_parameters_of_both_corpora() -> None:
     stems = ("pg", "pull", "sourdough", "starter")
     assert planned == {
         ("stats", "", 0): (CORPUS_STATS_SQL, ()),
-        ("hits", "notes", 0): (NOTES_SQL, (match, 5, None)),
-        ("df", "notes", 0): (vocab_sql("vault_notes_vocab", 4), stems),
+        ("hits", "notes", 0): (NOTES_SQL, (match, 15, None)),
+        ("df", "notes", 0): (vocab_sql("note_sections_vocab", 4), stems),
         # 5 hits × 3 per conversation, plus room for the excluded message and 10 turns
         ("hits", "messages", 0): (MESSAGES_SQL, (match, 26, '["m1"]', "c1", 10)),
         ("df", "messages", 0): (vocab_sql("conversation_units_vocab", 4), stems),
@@ -76,7 +78,7 @@ def test_vocabulary_lookup_is_one_equality_per_term() -> None:
 def test_vault_filter_is_bound_to_the_notes_search_only() -> None:
     query = build_query("sourdough", Mode.EXPLICIT)
     planned = {p.key: p.params for p in plan(query, Filters(vault="Work", limit=4))}
-    assert planned[("hits", "notes", 0)] == (query.match, 4, "Work")
+    assert planned[("hits", "notes", 0)] == (query.match, 12, "Work")  # 4 hits × 3 sections
     assert planned[("hits", "messages", 0)] == (query.match, 12, "[]", "", 0)
 
 
