@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from local.semantic.wiring import SerialScheduler, local_semantics
+from local.semantic.wiring import SerialScheduler, semantics_or_problem
 from local.sqlite_db import SqliteDatabase
 from shared.errors import ConfigError
 from worker.app import create_app
@@ -99,9 +99,10 @@ class WithRuntime:
 def local_runtime(db: SqliteDatabase, settings: Settings,
                   env: Mapping[str, str] | None = None) -> Runtime:
     """The Runtime of `mallory serve`: semantic recall when an embedder is set up."""
-    semantics = local_semantics(db, env if env is not None else local_env())
+    semantics, problem = semantics_or_problem(db, env if env is not None else local_env())
     return Runtime(db=db, settings=settings, semantics=semantics,
-                   schedule=SerialScheduler() if semantics else None)
+                   schedule=SerialScheduler() if semantics else None,
+                   semantic_problem=problem)
 
 
 def local_app(db: SqliteDatabase, settings: Settings, serve_static: bool = True,

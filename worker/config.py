@@ -31,6 +31,8 @@ MAX_SYNC_INTERVAL_S = 7 * 86_400
 DEFAULT_CHAT_PER_MINUTE = 20
 DEFAULT_SEARCH_PER_MINUTE = 120
 MAX_PER_MINUTE = 100_000
+EDGE_WITHOUT_SEMANTICS = ("the Worker does not have both the AI and VECTORS bindings "
+                          "(README: Workers AI and Vectorize)")
 
 __all__ = ["AccessConfig", "OwnerAuth", "Runtime", "Settings"]
 
@@ -123,6 +125,9 @@ class Runtime:
     # Index note units in the sync request itself (the edge: Workers AI is quick and the
     # hub waits); locally the background task does it, the embedder being slow on a CPU.
     index_notes_inline: bool = False
+    # Why `semantics` is None, in words for /status (nothing installed or bound, or a
+    # vector index that could not be opened); None when nothing needs saying.
+    semantic_problem: str | None = None
 
     def now_ms(self) -> int:
         return self.clock()
@@ -139,9 +144,10 @@ class Runtime:
         from worker.db.binding import D1Database
 
         ai = getattr(env, "AI", None)
+        semantics = from_bindings(ai, getattr(env, "VECTORS", None))
         return cls(db=D1Database(getattr(env, "DB", None)), settings=Settings.from_mapping(env),
-                   ai=ai, semantics=from_bindings(ai, getattr(env, "VECTORS", None)),
-                   schedule=_wait_until, index_notes_inline=True)
+                   ai=ai, semantics=semantics, schedule=_wait_until, index_notes_inline=True,
+                   semantic_problem=None if semantics else EDGE_WITHOUT_SEMANTICS)
 
 
 def _wait_until(work: Coroutine[Any, Any, Any]) -> None:

@@ -17,6 +17,7 @@ from shared.units import MS_PER_DAY, MS_PER_SECOND
 from shared.wire import SearchHit, Source
 from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
+from worker.semantic.status import RetrievalStatus
 from worker.store.chats import Forgotten, Message
 from worker.store.vaults import Contact, Vault
 
@@ -90,8 +91,23 @@ def vault_status_json(vault: Vault, stale_after_s: int, now_ms: int) -> dict[str
             "legacy": vault.uuid is None}
 
 
+def retrieval_json(status: RetrievalStatus) -> dict[str, Any]:
+    vectors = status.vectors
+    return {
+        "mode": status.mode.value,
+        "configured": status.configured,
+        "embedder": ({"model": status.embedder[0], "dimensions": status.embedder[1]}
+                     if status.embedder else None),
+        "reranker": {"model": status.reranker} if status.reranker else None,
+        "vectors": ({"indexed": vectors.indexed, "pending": vectors.pending,
+                     "stale": vectors.stale, "model": vectors.model}
+                    if vectors is not None else None),
+        "notes": list(status.notes),
+    }
+
+
 def status_json(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Settings,
-                now_ms: int) -> dict[str, Any]:
+                now_ms: int, retrieval: RetrievalStatus) -> dict[str, Any]:
     """Top-level staleness is the stalest vault's (stale when any vault is, or none has
     synced): one forgotten vault is enough to make recall out of date. Staleness counts
     from the hub's last contact, so a run that finds nothing to send keeps it fresh."""
@@ -116,6 +132,7 @@ def status_json(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Setti
         "stale": not per_vault or any(v["stale"] for v in per_vault),
         "model_provider": settings.model_provider,
         "vaults": per_vault,
+        "retrieval": retrieval_json(retrieval),
     }
 
 

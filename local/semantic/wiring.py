@@ -12,18 +12,35 @@ from collections.abc import Coroutine, Mapping
 from typing import Any
 
 from local.sqlite_db import SqliteDatabase
+from worker.semantic.ports import VectorIndexError
 from worker.semantic.semantics import Semantics
 
 log = logging.getLogger("mallory.semantic")
 STACK = ("numpy", "onnxruntime", "tokenizers")
+NOTHING_SET_UP = ("no local embedder is installed (uv sync --group embed) and "
+                  "EMBEDDINGS_BASE_URL is not set")
 
 
 def stack_installed() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in STACK)
 
 
+def semantics_or_problem(db: SqliteDatabase, env: Mapping[str, str]
+                         ) -> tuple[Semantics | None, str | None]:
+    """The semantics for `mallory serve`, or why there are none: a vector table that
+    cannot be opened turns semantic recall off (chat goes on, lexical) instead of stopping
+    the server, and /status says how to repair it."""
+    try:
+        semantics = local_semantics(db, env)
+    except VectorIndexError as exc:
+        log.warning("semantic recall is off: %s", exc)
+        return None, f"the vector index cannot be used ({exc}); run `mallory reindex --vectors`"
+    return semantics, None if semantics else NOTHING_SET_UP
+
+
 def local_semantics(db: SqliteDatabase, env: Mapping[str, str]) -> Semantics | None:
-    """None when nothing is set up: recall is then lexical, and /status says why."""
+    """None when nothing is set up: recall is then lexical, and /status says why. Raises
+    VectorIndexError when the vector table cannot be opened (vectors of another size)."""
     if env.get("EMBEDDINGS_BASE_URL"):
         from local.semantic.vectors import SqliteVectorIndex
         from worker.semantic.openai_embed import OpenAIEmbedder

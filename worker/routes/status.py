@@ -1,4 +1,4 @@
-"""GET /status: corpus sizes, sync freshness per vault, schema version."""
+"""GET /status: corpus sizes, sync freshness per vault, schema version, retrieval."""
 
 from __future__ import annotations
 
@@ -7,14 +7,18 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from worker.http import json_ok, runtime
+from worker.semantic.status import retrieval_status
 from worker.store.status import read_status
 from worker.views import status_json
 
 
 async def status(request: Request) -> JSONResponse:
     rt = runtime(request)
-    row, vaults = await read_status(rt.db)
-    return json_ok(status_json(row, vaults, rt.settings, rt.now_ms()))
+    row, vaults, vectors = await read_status(rt.db)
+    units = int(row.get("sections") or 0) + int(row.get("exchanges") or 0)
+    retrieval = retrieval_status(rt.settings.retrieval_mode, rt.mode, rt.semantics, vectors,
+                                 units, rt.semantic_problem)
+    return json_ok(status_json(row, vaults, rt.settings, rt.now_ms(), retrieval))
 
 
 routes = [Route("/status", status, methods=["GET"])]

@@ -17,16 +17,13 @@ from worker.semantic.semantics import Semantics
 from worker.semantic.units import VECTOR_CORPORA, VectorCorpus
 
 RECORD_SQL = """
-INSERT INTO vector_units (vector_id, corpus, unit_id, model, embedded_at)
-VALUES (?1, ?2, ?3, ?4, ?5)
+INSERT INTO vector_units (vector_id, corpus, unit_id, model, dimensions, embedded_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
 ON CONFLICT (vector_id) DO UPDATE SET
-    unit_id = excluded.unit_id, model = excluded.model, embedded_at = excluded.embedded_at
+    unit_id = excluded.unit_id, model = excluded.model, dimensions = excluded.dimensions,
+    embedded_at = excluded.embedded_at
 """
 DROP_SQL = "DELETE FROM vector_units WHERE vector_id IN (SELECT value FROM json_each(?1))"
-COUNTS_SQL = """
-SELECT corpus, sum(model = ?1) AS current, sum(model != ?1) AS stale
-FROM vector_units GROUP BY corpus
-"""
 # Units embedded per run and per corpus: one Workers AI call holds 100 texts; locally
 # MiniLM takes about 0.1 s a section, so a run stays within seconds.
 DEFAULT_RUN_UNITS = 100
@@ -65,7 +62,7 @@ async def _embed_pending(db: Database, sem: Semantics, corpus: VectorCorpus, lim
             for r, v in zip(chunk, vectors, strict=True)]
         await sem.index.upsert(records)
         await db.batch([db.prepare(RECORD_SQL).bind(rec.id, corpus.name, str(r["unit_id"]),
-                                                    model, now_ms)
+                                                    model, sem.embedder.dimensions, now_ms)
                         for rec, r in zip(records, chunk, strict=True)])
         done += len(chunk)
     return done
@@ -82,9 +79,3 @@ async def index_pending(db: Database, sem: Semantics, now_ms: int,
         run.embedded += embedded
         run.more = run.more or removed >= limit or embedded >= limit
     return run
-
-
-async def vector_counts(db: Database, model: str) -> dict[str, dict[str, int]]:
-    rows = (await db.prepare(COUNTS_SQL).bind(model).all()).results
-    return {str(r["corpus"]): {"current": int(r["current"] or 0), "stale": int(r["stale"] or 0)}
-            for r in rows}

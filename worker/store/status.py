@@ -1,11 +1,12 @@
-"""What /status reports: corpus sizes, sync freshness (per vault: worker/store/vaults.py)
-and the schema version, in one D1 batch."""
+"""What /status reports: corpus sizes, sync freshness (per vault: worker/store/vaults.py),
+the schema version and the vector counts per model (migrations/0006), in one D1 batch."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from worker.db import Database
+from worker.semantic.status import ModelVectors
 from worker.store.vaults import LIST_VAULTS_SQL, Vault
 
 STATUS_SQL = """
@@ -21,7 +22,15 @@ SELECT
 """
 
 
-async def read_status(db: Database) -> tuple[dict[str, Any], list[Vault]]:
-    overall, per_vault = await db.batch([db.prepare(STATUS_SQL), db.prepare(LIST_VAULTS_SQL)])
+VECTOR_STATS_SQL = """
+SELECT corpus, model, dimensions, vectors FROM vector_stats ORDER BY corpus, model, dimensions
+"""
+
+
+async def read_status(db: Database
+                      ) -> tuple[dict[str, Any], list[Vault], list[ModelVectors]]:
+    overall, per_vault, vectors = await db.batch([
+        db.prepare(STATUS_SQL), db.prepare(LIST_VAULTS_SQL), db.prepare(VECTOR_STATS_SQL)])
     row = overall.results[0] if overall.results else {}
-    return dict(row), [Vault.from_row(r) for r in per_vault.results]
+    return (dict(row), [Vault.from_row(r) for r in per_vault.results],
+            [ModelVectors.from_row(r) for r in vectors.results])

@@ -1,0 +1,122 @@
+"""What /status says about retrieval: the mode recall runs in when a request does not
+choose one, what it was configured to, the models behind it, and how far the vector index
+is from the units it should hold (`vector_stats`, migrations/0006; documents per corpus
+from corpus_stats), with the reasons in words.
+
+Pure: the route reads the rows and the Runtime; this module only decides. The JSON shape
+is rendered by worker/views.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Sized
+from dataclasses import dataclass, field
+from typing import Any
+
+from worker.recall.modes import RetrievalMode
+from worker.semantic.semantics import Semantics
+
+# What a mode does when no reranker is set up, where that differs from its name:
+# worker/recall/modes.retrieve returns quality's fused list unreranked (fallback
+# "no_reranker"), which is the hybrid list (tests/local/semantic/test_status_http.py
+# holds the two equal).
+WITHOUT_RERANKER: Mapping[RetrievalMode, RetrievalMode] = {
+    RetrievalMode.QUALITY: RetrievalMode.HYBRID,
+}
+NO_EMBEDDER = "no embedder is set up"
+
+
+@dataclass(frozen=True)
+class ModelVectors:
+    """One row of vector_stats: how many vectors of a corpus one model made."""
+
+    corpus: str
+    model: str
+    dimensions: int  # 0: recorded before migration 0006
+    vectors: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> ModelVectors:
+        return cls(corpus=str(row["corpus"]), model=str(row["model"]),
+                   dimensions=int(row["dimensions"] or 0), vectors=int(row["vectors"] or 0))
+
+    def made_by(self, model: str, dimensions: int) -> bool:
+        return self.model == model and self.dimensions in (0, dimensions)
+
+
+@dataclass(frozen=True)
+class VectorHealth:
+    indexed: int  # vectors of the current model
+    pending: int  # units without one (from the counters; exact once orphans are removed)
+    stale: int  # vectors of another model or size, re-embedded as indexing runs
+    model: str | None  # the model most vectors were made with; None when there are none
+
+
+@dataclass(frozen=True)
+class RetrievalStatus:
+    mode: RetrievalMode
+    configured: str | None
+    embedder: tuple[str, int] | None  # (model, dimensions)
+    reranker: str | None
+    vectors: VectorHealth | None
+    notes: list[str] = field(default_factory=list)
+
+
+def vector_health(stats: Sequence[ModelVectors], units: int, model: str, dimensions: int,
+                  held: int | None = None) -> tuple[VectorHealth, list[str]]:
+    """`units`: the retrieval units that should have a vector (sections and conversation
+    units); `held`: how many vectors the index itself holds, when it can say."""
+    indexed = sum(s.vectors for s in stats if s.made_by(model, dimensions))
+    stale = [s for s in stats if not s.made_by(model, dimensions)]
+    by_model: dict[str, int] = {}
+    for s in stats:
+        by_model[s.model] = by_model.get(s.model, 0) + s.vectors
+    majority = max(by_model, key=lambda m: (by_model[m], m == model)) if by_model else None
+    health = VectorHealth(indexed=indexed, pending=max(0, units - indexed),
+                          stale=sum(s.vectors for s in stale), model=majority)
+    notes = []
+    per_old: dict[tuple[str, int], int] = {}
+    for s in stale:
+        per_old[(s.model, s.dimensions)] = per_old.get((s.model, s.dimensions), 0) + s.vectors
+    for (old, size), count in sorted(per_old.items(), key=lambda kv: (-kv[1], kv[0])):
+        notes.append(f"vector index built with model {old} ({size or '?'} dimensions), "
+                     f"current model {model} ({dimensions} dimensions): {count} stale, "
+                     "re-embedded as indexing runs (locally `mallory reindex --vectors` "
+                     "does it at once)")
+    if health.pending and not stale:
+        notes.append(f"{health.pending} of {units} units have no vector yet: semantic recall "
+                     "misses them until indexing catches up")
+    if held is not None and held < indexed:
+        notes.append(f"the vector index holds {held} vectors where {indexed} are recorded: "
+                     "run `mallory reindex --vectors`")
+    return health, notes
+
+
+def retrieval_status(configured: str, default: RetrievalMode, semantics: Semantics | None,
+                     stats: Sequence[ModelVectors], units: int,
+                     problem: str | None = None) -> RetrievalStatus:
+    """`default`: the mode the Runtime picks (Runtime.mode); `problem`: why there are no
+    semantics, in words for the owner (nothing installed, an index that cannot be opened)."""
+    notes: list[str] = []
+    if semantics is None:
+        reason = problem or NO_EMBEDDER
+        notes.append(f"{default.value} behaves like lexical: {reason}"
+                     if default is not RetrievalMode.LEXICAL else f"recall is lexical: {reason}")
+        unused = sum(s.vectors for s in stats)
+        if unused:
+            notes.append(f"{unused} vectors in the index are unused: {reason}")
+        return RetrievalStatus(RetrievalMode.LEXICAL, configured or None, None, None, None,
+                               notes)
+    embedder, reranker = semantics.embedder, semantics.reranker
+    mode = default
+    if reranker is None and default in WITHOUT_RERANKER:
+        mode = WITHOUT_RERANKER[default]
+        notes.append(f"{default.value} behaves like {mode.value}: no reranker is set up")
+    elif reranker is None and default is RetrievalMode.ADAPTIVE:
+        notes.append("adaptive never reranks: no reranker is set up")
+    held = len(semantics.index) if isinstance(semantics.index, Sized) else None
+    health, vector_notes = vector_health(stats, units, embedder.model, embedder.dimensions,
+                                         held)
+    return RetrievalStatus(mode, configured or None, (embedder.model, embedder.dimensions),
+                           reranker.model if reranker is not None else None, health,
+                           notes + vector_notes)
