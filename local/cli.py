@@ -1,5 +1,6 @@
 """`mallory`: local tooling. `migrate` applies D1 migrations to a SQLite file; `serve`
-runs the Worker's app on it under uvicorn (optionally syncing a vault with the hub)."""
+runs the Worker's app on it under uvicorn (optionally syncing a vault with the hub);
+`reindex` rebuilds its FTS indexes and brings its vectors in step with the embedder."""
 
 from __future__ import annotations
 
@@ -12,12 +13,19 @@ import time
 from pathlib import Path
 
 from local.migrate import MIGRATIONS_DIR, MigrationError, migrate
-from local.server import local_app, local_runtime, local_settings, settings_for_bind
+from local.server import (
+    local_app,
+    local_env,
+    local_runtime,
+    local_settings,
+    settings_for_bind,
+)
 from local.sqlite_db import SqliteDatabase
 from shared.errors import ConfigError
 from worker.config import OwnerAuth
 from worker.db import DatabaseError
 from worker.security.redact import install_log_redaction
+from worker.semantic.ports import SemanticError
 
 UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access")
 
@@ -91,12 +99,54 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _reindex(db: SqliteDatabase, args: argparse.Namespace) -> None:
+    from local.reindex import opened_semantics, rebuild_fts, reindex_vectors, vector_summary
+    from worker.config import wall_clock_ms
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    if args.fts or not args.vectors:
+        await rebuild_fts(db, say)
+    if args.vectors or not args.fts:
+        semantics, purged = opened_semantics(db, local_env())
+        try:
+            run = await reindex_vectors(db, semantics, say, wall_clock_ms(), force=args.force,
+                                        purged=purged)
+        finally:
+            semantics.index.close()  # type: ignore[attr-defined]
+        say(vector_summary(run))
+        if run.embedded or run.removed or run.strays:
+            say("a `mallory serve` already running on this database keeps the vectors it "
+                "loaded: restart it to use these")
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    if args.force and args.fts:
+        print("error: --force re-embeds vectors; it does not go with --fts", file=sys.stderr)
+        return 2
+    if not Path(args.db).is_file():
+        print(f"error: no database at {args.db}", file=sys.stderr)
+        return 2
+    db, applied = _open_migrated(args.db, Path(args.migrations))
+    if applied:
+        print(f"applied {len(applied)} migration(s) to {args.db}")
+    try:
+        asyncio.run(_reindex(db, args))
+    finally:
+        db.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mallory", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p_migrate = sub.add_parser("migrate", help="apply pending D1 migrations to a SQLite file")
     p_serve = sub.add_parser("serve", help="serve the Worker app locally on SQLite")
-    for p in (p_migrate, p_serve):
+    p_reindex = sub.add_parser(
+        "reindex", help="rebuild the FTS indexes and re-embed what the vector index lacks "
+        "(both unless --fts or --vectors)")
+    for p in (p_migrate, p_serve, p_reindex):
         p.add_argument("--db", required=True, help="SQLite database file")
         p.add_argument("--migrations", default=str(MIGRATIONS_DIR), help=argparse.SUPPRESS)
     p_serve.add_argument("--port", type=int, default=8787)
@@ -105,12 +155,18 @@ def main(argv: list[str] | None = None) -> int:
                          "now and every SYNC_INTERVAL_S seconds")
     p_serve.add_argument("--create-dir", action="store_true", help="create the --db folder")
     p_serve.add_argument("--log-level", default="info")
+    only = p_reindex.add_mutually_exclusive_group()
+    only.add_argument("--fts", action="store_true", help="only the FTS indexes")
+    only.add_argument("--vectors", action="store_true", help="only the vectors")
+    p_reindex.add_argument("--force", action="store_true",
+                           help="re-embed every unit, not only those without a current vector")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
     try:
-        return {"migrate": cmd_migrate, "serve": cmd_serve}[args.command](args)
-    except (MigrationError, DatabaseError, ConfigError) as exc:
+        return {"migrate": cmd_migrate, "serve": cmd_serve,
+                "reindex": cmd_reindex}[args.command](args)
+    except (MigrationError, DatabaseError, ConfigError, SemanticError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -95,6 +95,9 @@ class VectorMatrix:
     def nbytes(self) -> int:
         return sum(p.matrix.nbytes for p in self._partitions.values())
 
+    def ids(self) -> set[str]:
+        return set(self._where)
+
     def compact(self) -> None:
         """Give back the room doubling left (after a bulk load: 216 MB held → 161 MB for
         110,000 vectors); the next write into a partition grows it again."""

@@ -18,3 +18,6 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
 UPSERT_SQL = f"INSERT OR REPLACE INTO {TABLE} (id, vec, metadata) VALUES (?, ?, ?)"
 DELETE_SQL = f"DELETE FROM {TABLE} WHERE id = ?"
 LOAD_SQL = f"SELECT id, vec, metadata FROM {TABLE}"
+# Vectors of another size than the embedder's (left by an earlier model): the index
+# cannot load them, and they are stale whatever they were.
+PURGE_OTHER_SIZES_SQL = f"DELETE FROM {TABLE} WHERE length(vec) != ?"

@@ -47,7 +47,14 @@ from local.semantic.vector_checks import (
     checked_records,
 )
 from local.semantic.vector_matrix import VectorMatrix
-from local.semantic.vector_sql import CREATE_TABLE_SQL, DELETE_SQL, LOAD_SQL, TABLE, UPSERT_SQL
+from local.semantic.vector_sql import (
+    CREATE_TABLE_SQL,
+    DELETE_SQL,
+    LOAD_SQL,
+    PURGE_OTHER_SIZES_SQL,
+    TABLE,
+    UPSERT_SQL,
+)
 from local.sqlite_db import BUSY_TIMEOUT_MS, SqliteDatabase
 from worker.semantic.ports import VectorFilter, VectorIndexError, VectorMatch, VectorRecord
 
@@ -69,6 +76,24 @@ def _opened(path: str) -> tuple[sqlite3.Connection, list[tuple[str, bytes, str]]
     except sqlite3.Error as exc:
         conn.close()
         raise VectorIndexError(f"cannot open the vector table in {path}: {exc}") from exc
+
+
+def purge_other_sizes(path: str | Path, dimensions: int) -> int:
+    """Delete the stored vectors that are not `dimensions` long, so an index of that size
+    can open the file (`mallory reindex --vectors` then re-embeds their units)."""
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None)
+    except sqlite3.Error as exc:
+        raise VectorIndexError(f"cannot open the vector table in {path}: {exc}") from exc
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(CREATE_TABLE_SQL)
+        return conn.execute(PURGE_OTHER_SIZES_SQL,
+                            (dimensions * VECTOR_DTYPE.itemsize,)).rowcount
+    except sqlite3.Error as exc:
+        raise VectorIndexError(f"cannot clean the vector table in {path}: {exc}") from exc
+    finally:
+        conn.close()
 
 
 class SqliteVectorIndex:
@@ -108,6 +133,11 @@ class SqliteVectorIndex:
     def nbytes(self) -> int:
         """Memory held by the in-memory matrices."""
         return self._matrix.nbytes
+
+    def ids(self) -> set[str]:
+        """Every vector id the index holds (for `mallory reindex`'s consistency check)."""
+        with self._lock:
+            return self._matrix.ids()
 
     def close(self) -> None:
         with self._lock:

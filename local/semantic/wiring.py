@@ -12,7 +12,7 @@ from collections.abc import Coroutine, Mapping
 from typing import Any
 
 from local.sqlite_db import SqliteDatabase
-from worker.semantic.ports import VectorIndexError
+from worker.semantic.ports import Embedder, VectorIndexError
 from worker.semantic.semantics import Semantics
 
 log = logging.getLogger("mallory.semantic")
@@ -38,26 +38,33 @@ def semantics_or_problem(db: SqliteDatabase, env: Mapping[str, str]
     return semantics, None if semantics else NOTHING_SET_UP
 
 
-def local_semantics(db: SqliteDatabase, env: Mapping[str, str]) -> Semantics | None:
-    """None when nothing is set up: recall is then lexical, and /status says why. Raises
-    VectorIndexError when the vector table cannot be opened (vectors of another size)."""
+def local_embedder(env: Mapping[str, str]) -> tuple[Embedder, str] | None:
+    """The configured embedder and where it runs ("openai", "local"), or None."""
     if env.get("EMBEDDINGS_BASE_URL"):
-        from local.semantic.vectors import SqliteVectorIndex
         from worker.semantic.openai_embed import OpenAIEmbedder
 
         dims = int(env.get("EMBEDDINGS_DIMENSIONS") or 0)
-        embedder = OpenAIEmbedder(env["EMBEDDINGS_BASE_URL"], env.get("EMBEDDINGS_MODEL", ""),
-                                  dims, api_key=env.get("EMBEDDINGS_API_KEY", ""))
-        return Semantics(embedder, SqliteVectorIndex.beside(db, dims), source="openai")
+        return OpenAIEmbedder(env["EMBEDDINGS_BASE_URL"], env.get("EMBEDDINGS_MODEL", ""),
+                              dims, api_key=env.get("EMBEDDINGS_API_KEY", "")), "openai"
     if not stack_installed():
         log.info("no local embedder installed: recall is lexical "
                  "(install it with: uv sync --group embed)")
         return None
     from local.semantic.embedder import LocalEmbedder
+
+    return LocalEmbedder(), "local"
+
+
+def local_semantics(db: SqliteDatabase, env: Mapping[str, str]) -> Semantics | None:
+    """None when nothing is set up: recall is then lexical, and /status says why. Raises
+    VectorIndexError when the vector table cannot be opened (vectors of another size)."""
+    found = local_embedder(env)
+    if found is None:
+        return None
     from local.semantic.vectors import SqliteVectorIndex
 
-    embedder = LocalEmbedder()
-    return Semantics(embedder, SqliteVectorIndex.beside(db, embedder.dimensions), source="local")
+    embedder, source = found
+    return Semantics(embedder, SqliteVectorIndex.beside(db, embedder.dimensions), source=source)
 
 
 class SerialScheduler:
