@@ -75,10 +75,17 @@ class Generator:
                          self.text(40), created))
         return rows
 
-    def notes(self, n: int, now_ms: int) -> list[tuple]:
+    def sectioned(self, sections: int, mean_words: float) -> str:
+        """A body of `sections` level-2 headed sections of about `mean_words` words."""
+        return "\n\n".join(f"## {self.text(3, 0.3)}\n\n{self.text(mean_words)}"
+                             for _ in range(sections))
+
+    def notes(self, n: int, now_ms: int, sections: int = 0) -> list[tuple]:
+        """Note rows; with `sections`, each body is that many headed sections holding
+        the same ~300 words between them."""
         rows = []
         for i in range(n):
-            body = self.text(300)
+            body = self.sectioned(sections, 300 / sections) if sections else self.text(300)
             title = self.text(4, 0.3)
             mtime = now_ms - int(self.rng.integers(0, 2_000)) * DAY_MS
             rows.append((f"folder{i % 40}/note{i}.md", "Bench", title, f"note{i}", "",

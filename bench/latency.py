@@ -1,13 +1,23 @@
-"""Search latency: searchCorpus against the least any FTS5 search must spend.
+"""Recall latency against the least any FTS5 search must spend, per retrieval mode.
 
-    uv run python -m bench.latency [--max-messages N] [--json PATH]
+    uv run python -m bench.latency [--mode lexical|hybrid|adaptive|quality]
+                                   [--max-messages N] [--index-vectors random|model]
+                                   [--json PATH]
 
-For each corpus size it builds a fresh SQLite D1 (the project's migrations and triggers),
-runs the same generated chat queries through the lexical retriever (sanitise, one D1 batch,
-rank, map to hits) and, in the same run on the same tables, the floor: the raw FTS5 query
-`MATCH … ORDER BY bm25 LIMIT k` on each table for the same terms and k. Python time is
-the retriever's wall time minus the time spent inside the database.
-Targets at 100k messages + 10k notes: p95 ≤ 2× the floor's p95, Python ≤ 3 ms per query.
+For each corpus size it builds a fresh SQLite D1 through the current schema (sections
+and conversation units, bench/latency_corpus.py) and runs the same generated chat
+queries through automatic recall (sanitise, retrieve in the mode, gate, replies, the
+Recall block). In the same run, on the same tables:
+
+- the floor: the raw FTS5 query `MATCH … ORDER BY bm25 LIMIT k` on both indexes, with
+  the same terms and the same k (rows per corpus) that recall fetches;
+- for a semantic mode, lexical recall too, so the cost the mode adds is a difference of
+  two measurements of one run, and the time recall waits on the query embedding.
+
+Python time is recall's wall time minus the time inside the database, the embedder and
+the vector index. On a shared machine wall times swing with other work; the CPU-time
+ratio (this process's CPU time, recall against floor) is the steadier figure. Target at
+100k messages + 10k notes (~50k sections): lexical p95 ≤ 1.5× the floor's p95 (issue 12).
 """
 
 from __future__ import annotations
@@ -23,70 +33,30 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpus import Generator
-from local.migrate import migrate
+from bench.latency_corpus import NOW_MS, build, model_vectors, random_vectors, units
+from bench.stopwatch import Stopwatch, timed_semantics
 from local.sqlite_db import SqliteDatabase
 from shared.query import Mode, build_query
-from worker.recall import lexical
-from worker.recall.corpora import MESSAGE_COLUMNS, NOTE_COLUMNS
-from worker.recall.filters import Filters
+from shared.recall_policy import AUTOMATIC
+from worker.recall.automatic import automatic_recall
+from worker.recall.corpora import CORPORA
+from worker.recall.modes import RetrievalMode
+from worker.semantic.semantics import Semantics
 
 SIZES = [(1_000, 100), (10_000, 1_000), (100_000, 10_000)]
 QUERIES = 200
 WARMUP = 20
-LIMIT = 10
-NOW_MS = 1_780_000_000_000
-
-INSERT_MESSAGE = ("INSERT INTO messages (id, conversation_id, seq, role, content, created_at) "
-                  "VALUES (?, ?, ?, ?, ?, ?)")
-INSERT_CONVERSATION = ("INSERT OR IGNORE INTO conversations (id, title, created_at, updated_at) "
-                       "VALUES (?, ?, ?, ?)")
-INSERT_VAULT = "INSERT INTO vaults (uuid, name, created_at) VALUES (?, ?, ?)"
-INSERT_NOTE = ("INSERT INTO vault_notes (path, vid, title, name, aliases, tags, folder, body, "
-               "mtime, note_date, content_hash, synced_at) "
-               "VALUES (?,(SELECT vid FROM vaults WHERE name = ?),?,?,?,?,?,?,?,?,?,?)")
 
 
-def _weights(columns: dict[str, float]) -> str:
-    return ", ".join(str(w) for w in columns.values())
+def floor_sql(fts_table: str, columns: dict[str, float]) -> str:
+    weights = ", ".join(f"{w:.3f}" for w in columns.values())
+    return (f"SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ? "
+            f"ORDER BY bm25({fts_table}, {weights}) LIMIT ?")
 
 
-FLOOR_NOTES = (f"SELECT rowid FROM note_sections_fts WHERE note_sections_fts MATCH ? "
-               f"ORDER BY bm25(note_sections_fts, {_weights(dict(NOTE_COLUMNS))}) LIMIT ?")
-FLOOR_MESSAGES = (f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? "
-                  f"ORDER BY bm25(messages_fts, {_weights(dict(MESSAGE_COLUMNS))}) LIMIT ?")
-
-
-class TimedDatabase:
-    """The port with a stopwatch around every call into the database."""
-
-    def __init__(self, db: SqliteDatabase) -> None:
-        self.db, self.spent = db, 0.0
-
-    def prepare(self, sql: str):
-        return self.db.prepare(sql)
-
-    async def batch(self, statements):
-        started = time.perf_counter()
-        try:
-            return await self.db.batch(statements)
-        finally:
-            self.spent += time.perf_counter() - started
-
-
-def build(path: Path, messages: int, notes: int) -> SqliteDatabase:
-    db = SqliteDatabase(path)
-    asyncio.run(migrate(db))
-    gen = Generator()
-    conn = db.connection
-    conn.execute("BEGIN")
-    rows = gen.messages(messages, NOW_MS)
-    conn.executemany(INSERT_CONVERSATION, {(r[1], "bench", r[5], r[5]) for r in rows})
-    conn.executemany(INSERT_MESSAGE, rows)
-    conn.execute(INSERT_VAULT, ("00000000-0000-4000-8000-00000000bec4", "Bench", NOW_MS))
-    conn.executemany(INSERT_NOTE, gen.notes(notes, NOW_MS))
-    conn.execute("COMMIT")
-    conn.execute("PRAGMA optimize")
-    return db
+# (SQL, rows) per corpus: what the recall plan asks each index for (worker/recall/plan.py).
+FLOORS = [(floor_sql(c.fts_table, dict(c.columns)), AUTOMATIC.candidates * c.fetch_per_hit)
+          for c in CORPORA]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -94,67 +64,134 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def measure(db: SqliteDatabase, queries: list[str]) -> dict[str, float]:
-    timed = TimedDatabase(db)
-    totals, floors, pythons = [], [], []
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
+                  sem: Semantics | None) -> dict[str, float]:
+    watch = Stopwatch()
+    timed_db = watch.database(db)
+    timed_sem = timed_semantics(sem, watch) if sem is not None else None
+    totals, floors, pythons, embeds, cpus, floor_cpus = [], [], [], [], [], []
     conn = db.connection
     for i, text in enumerate(queries):
-        timed.spent = 0.0
-        started = time.perf_counter()
-        query = build_query(text, Mode.AUTOMATIC)
-        await lexical.retrieve(timed, query, Filters(limit=LIMIT), NOW_MS)
-        total = time.perf_counter() - started
-        started = time.perf_counter()
-        conn.execute(FLOOR_NOTES, (query.match, LIMIT)).fetchall()
-        conn.execute(FLOOR_MESSAGES, (query.match, LIMIT)).fetchall()
-        floor = time.perf_counter() - started
+        watch.reset()
+        started, cpu = time.perf_counter(), time.process_time()
+        recall = await automatic_recall(timed_db, text, NOW_MS, message_id="bench-q",
+                                        conversation_id="bench-c", semantics=timed_sem,
+                                        mode=mode)
+        total, total_cpu = time.perf_counter() - started, time.process_time() - cpu
+        if recall.error or (mode is not RetrievalMode.LEXICAL and recall.fallback):
+            raise RuntimeError(f"recall of {text!r} failed: {recall.error or recall.fallback}")
+        match = build_query(text, Mode.AUTOMATIC).match
+        started, cpu = time.perf_counter(), time.process_time()
+        for sql, rows in FLOORS:
+            conn.execute(sql, (match, rows)).fetchall()
+        floor, floor_cpu = time.perf_counter() - started, time.process_time() - cpu
         if i >= WARMUP:
-            totals.append(total * 1000)
-            floors.append(floor * 1000)
-            pythons.append((total - timed.spent) * 1000)
+            totals.append(ms(total))
+            floors.append(ms(floor))
+            cpus.append(ms(total_cpu))
+            floor_cpus.append(ms(floor_cpu))
+            pythons.append(ms(total - watch.outside))
+            embeds.append(ms(watch.embed))
     return {"p50_ms": statistics.median(totals), "p95_ms": percentile(totals, 0.95),
             "floor_p50_ms": statistics.median(floors), "floor_p95_ms": percentile(floors, 0.95),
-            "python_ms": statistics.median(pythons)}
+            # CPU time of this process: steadier than wall time on a shared machine (the
+            # embedder's threads count too, so it can exceed the wall time).
+            "cpu_p95_ms": percentile(cpus, 0.95), "floor_cpu_p95_ms": percentile(floor_cpus, 0.95),
+            "python_ms": statistics.median(pythons),
+            "python_p95_ms": percentile(pythons, 0.95),
+            "embed_p50_ms": statistics.median(embeds)}
 
 
-def run(max_messages: int | None) -> list[dict[str, Any]]:
+def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, float, int]:
+    """The local stack on this database with every unit holding a vector."""
+    from bench.system import EMBEDDING_CACHE
+    from local.semantic.cache import CachedEmbedder
+    from local.semantic.wiring import local_semantics
+
+    sem = local_semantics(db, {})
+    if sem is None:
+        raise SystemExit("semantic modes need the local embedder: uv sync --group embed")
+    started = time.perf_counter()
+    if index_vectors == "model":
+        cached = Semantics(CachedEmbedder(sem.embedder, EMBEDDING_CACHE), sem.index)
+        count = asyncio.run(model_vectors(db, cached))
+    else:
+        count = asyncio.run(random_vectors(db, sem))
+    return sem, time.perf_counter() - started, count
+
+
+def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
+             index_vectors: str) -> list[dict[str, Any]]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="mallory-latency-") as tmp:
+        started = time.perf_counter()
+        db = build(Path(tmp) / "bench.sqlite", messages, notes)
+        base = {"messages": messages, "notes": notes, **units(db),
+                "build_s": round(time.perf_counter() - started, 1)}
+        runs: list[tuple[RetrievalMode, Semantics | None]] = [(RetrievalMode.LEXICAL, None)]
+        if mode is not RetrievalMode.LEXICAL:
+            sem, vectors_s, count = semantics_for(db, index_vectors)
+            base.update(vectors=count, vectors_s=round(vectors_s, 1),
+                        index_vectors=index_vectors)
+            runs.append((mode, sem))
+        for run_mode, sem in runs:
+            rows.append({**base, "mode": run_mode.value,
+                         **asyncio.run(measure(db, queries, run_mode, sem))})
+            print_row(rows[-1], rows[0])
+        db.close()
+    return rows
+
+
+def print_header() -> None:
+    print(f"{'messages':>9} {'notes':>7} {'sections':>8} {'units':>7} {'mode':>8} "
+          f"{'p50 ms':>7} {'p95 ms':>7} {'floor p50':>9} {'floor p95':>9} {'p95/flr':>8} "
+          f"{'vs lex':>7} {'cpu p95/flr':>11} {'python':>7} {'embed':>6}")
+
+
+def print_row(r: dict[str, Any], lexical: dict[str, Any]) -> None:
+    ratio = r["p95_ms"] / r["floor_p95_ms"] if r["floor_p95_ms"] else float("nan")
+    added = r["p95_ms"] / lexical["p95_ms"] if lexical["p95_ms"] else float("nan")
+    cpu_ratio = r["cpu_p95_ms"] / r["floor_cpu_p95_ms"] if r["floor_cpu_p95_ms"] else float("nan")
+    print(f"{r['messages']:>9,} {r['notes']:>7,} {r['sections']:>8,} "
+          f"{r['sections'] + r['exchanges']:>7,} {r['mode']:>8} {r['p50_ms']:>7.2f} "
+          f"{r['p95_ms']:>7.2f} {r['floor_p50_ms']:>9.2f} {r['floor_p95_ms']:>9.2f} "
+          f"{ratio:>7.2f}x {added:>6.2f}x {cpu_ratio:>10.2f}x {r['python_ms']:>7.2f} "
+          f"{r['embed_p50_ms']:>6.2f}"
+          f"   (built in {r['build_s']} s"
+          + (f", {r['vectors']:,} {r['index_vectors']} vectors in {r['vectors_s']} s"
+             if "vectors" in r and r["mode"] != "lexical" else "") + ")", flush=True)
+
+
+def sizes_up_to(max_messages: int | None) -> list[tuple[int, int]]:
     sizes = [(m, n) for m, n in SIZES if max_messages is None or m <= max_messages]
     if max_messages and max_messages not in [m for m, _ in sizes]:
         sizes.append((max_messages, max(max_messages // 10, 10)))
-    gen = Generator(seed=11)
-    queries = [gen.query() for _ in range(QUERIES + WARMUP)]
-    results = []
-    for messages, notes in sizes:
-        with tempfile.TemporaryDirectory(prefix="mallory-latency-") as tmp:
-            started = time.perf_counter()
-            db = build(Path(tmp) / "bench.sqlite", messages, notes)
-            built = time.perf_counter() - started
-            figures = asyncio.run(measure(db, queries))
-            db.close()
-        results.append({"messages": messages, "notes": notes, **figures,
-                        "build_s": round(built, 1)})
-        print_row(results[-1])
-    return results
-
-
-def print_row(r: dict[str, Any]) -> None:
-    ratio = r["p95_ms"] / r["floor_p95_ms"] if r["floor_p95_ms"] else float("nan")
-    print(f"{r['messages']:>9,} {r['notes']:>7,} {r['p50_ms']:>8.2f} {r['p95_ms']:>8.2f} "
-          f"{r['floor_p50_ms']:>9.2f} {r['floor_p95_ms']:>9.2f} {ratio:>7.2f}x "
-          f"{r['python_ms']:>9.2f}   (built in {r['build_s']} s)", flush=True)
+    return sizes
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mode", default="lexical", choices=[m.value for m in RetrievalMode])
     parser.add_argument("--max-messages", type=int, help="cap the largest corpus size")
+    parser.add_argument("--queries", type=int, default=QUERIES)
+    parser.add_argument("--index-vectors", choices=("random", "model"), default="random",
+                        help="semantic modes: the units' vectors (the query is always "
+                        "embedded by the model)")
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
     args = parser.parse_args(argv)
-    print(f"{'messages':>9} {'notes':>7} {'p50 ms':>8} {'p95 ms':>8} {'floor p50':>9} "
-          f"{'floor p95':>9} {'p95/flr':>8} {'python ms':>9}")
-    sizes = run(args.max_messages)
+    gen = Generator(seed=11)
+    queries = [gen.query() for _ in range(args.queries + WARMUP)]
+    print_header()
+    rows = [row for messages, notes in sizes_up_to(args.max_messages)
+            for row in run_size(messages, notes, queries, RetrievalMode(args.mode),
+                                args.index_vectors)]
     if args.json:
-        args.json.write_text(json.dumps({"sizes": sizes}, indent=2))
+        args.json.write_text(json.dumps({"sizes": rows}, indent=2))
     return 0
 
 
