@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 import threading
 import time
@@ -109,7 +110,7 @@ async def _reindex(db: SqliteDatabase, args: argparse.Namespace) -> None:
     if args.fts or not args.vectors:
         await rebuild_fts(db, say)
     if args.vectors or not args.fts:
-        semantics, purged = opened_semantics(db, local_env())
+        semantics, purged = opened_semantics(db, local_env(), args.threads)
         try:
             run = await reindex_vectors(db, semantics, say, wall_clock_ms(), force=args.force,
                                         purged=purged)
@@ -124,6 +125,9 @@ async def _reindex(db: SqliteDatabase, args: argparse.Namespace) -> None:
 def cmd_reindex(args: argparse.Namespace) -> int:
     if args.force and args.fts:
         print("error: --force re-embeds vectors; it does not go with --fts", file=sys.stderr)
+        return 2
+    if args.threads < 1:
+        print(f"error: --threads must be at least 1, not {args.threads}", file=sys.stderr)
         return 2
     if not Path(args.db).is_file():
         print(f"error: no database at {args.db}", file=sys.stderr)
@@ -160,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     only.add_argument("--vectors", action="store_true", help="only the vectors")
     p_reindex.add_argument("--force", action="store_true",
                            help="re-embed every unit, not only those without a current vector")
+    # A batch job with the machine to itself: every core, where serve leaves one free.
+    p_reindex.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                           help="threads for the local embedding model (default: all cores)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()

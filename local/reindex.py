@@ -141,10 +141,11 @@ def _progress(done: int, total: int, started: float) -> str:
     return f"vectors: {done:,}/{total:,} units embedded ({rate:.0f} units/s{left})"
 
 
-def opened_semantics(db: SqliteDatabase, env: Mapping[str, str]) -> tuple[Semantics, int]:
+def opened_semantics(db: SqliteDatabase, env: Mapping[str, str], threads: int | None = None
+                     ) -> tuple[Semantics, int]:
     """The configured embedder with the index beside the database, and how many stored
     vectors of another size were purged so that the index could open."""
-    found = local_embedder(env)
+    found = local_embedder(env, threads)
     if found is None:
         raise ConfigError(f"cannot embed: {NOTHING_SET_UP}")
     embedder, source = found

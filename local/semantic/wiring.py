@@ -38,8 +38,10 @@ def semantics_or_problem(db: SqliteDatabase, env: Mapping[str, str]
     return semantics, None if semantics else NOTHING_SET_UP
 
 
-def local_embedder(env: Mapping[str, str]) -> tuple[Embedder, str] | None:
-    """The configured embedder and where it runs ("openai", "local"), or None."""
+def local_embedder(env: Mapping[str, str], threads: int | None = None
+                   ) -> tuple[Embedder, str] | None:
+    """The configured embedder and where it runs ("openai", "local"), or None. `threads`:
+    onnxruntime's for the local model (default: one, leaving a core to the server)."""
     if env.get("EMBEDDINGS_BASE_URL"):
         from worker.semantic.openai_embed import OpenAIEmbedder
 
@@ -52,7 +54,7 @@ def local_embedder(env: Mapping[str, str]) -> tuple[Embedder, str] | None:
         return None
     from local.semantic.embedder import LocalEmbedder
 
-    return LocalEmbedder(), "local"
+    return (LocalEmbedder(threads=threads) if threads else LocalEmbedder()), "local"
 
 
 def local_semantics(db: SqliteDatabase, env: Mapping[str, str]) -> Semantics | None:

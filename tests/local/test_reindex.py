@@ -185,6 +185,8 @@ def test_bad_invocations_are_one_clear_error(seeded: Path, tmp_path: Path) -> No
     assert not (tmp_path / "absent.sqlite").exists()
     both = reindex(seeded, "--fts", "--force")
     assert both.returncode == 2 and "--force re-embeds vectors" in both.stderr
+    none = reindex(seeded, "--threads", "0")
+    assert none.returncode == 2 and "--threads must be at least 1" in none.stderr
     unreachable = reindex(seeded, "--vectors", env={
         "EMBEDDINGS_BASE_URL": "http://127.0.0.1:9/v1", "EMBEDDINGS_MODEL": "m",
         "EMBEDDINGS_DIMENSIONS": "384"})
