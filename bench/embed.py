@@ -2,16 +2,16 @@
 
     uv sync --group embed
     uv run python -m bench.embed [--notes DIR] [--limit-notes N] [--threads 1 2]
-                                 [--max-tokens 256]
+                                 [--batch-sizes 16] [--max-tokens 256]
 
 Floor, measured in the same run: the bare onnxruntime session on the same texts already
 tokenized, sorted and padded into the same batches, so the ratio is what the port adds
 (tokenizing, padding, pooling, checks, the hop to a worker thread). Wall time and this
 process's CPU time are both printed: on a shared machine the two differ.
 
-Then the cost of a first full index of the dev notes (split at paragraph boundaries into
-~1,500-character chunks, embedded and upserted into a SqliteVectorIndex) and of
-re-embedding one edited note. Target: ≥ 200 units/s for section-sized texts.
+Batch sizes and thread counts can be swept (`--batch-sizes 1 4 16 64 --threads 1 2`).
+Target: ≥ 200 units/s for section-sized texts. The cost of a first full index and of
+re-embedding after an edit, through the real indexer: bench.index_cost.
 """
 
 from __future__ import annotations
@@ -19,11 +19,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import hashlib
 import json
 import os
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,13 +33,9 @@ from tokenizers import Tokenizer
 
 from local.semantic.embedder import LocalEmbedder
 from local.semantic.model_files import MINILM_L6_INT8
-from local.semantic.vector_checks import MAX_UPSERT_BATCH
-from local.semantic.vectors import SqliteVectorIndex
-from worker.semantic.ports import VectorRecord, vector_id
 
 DEV = Path("/work/shared/eval/dev")
 SECTION_CHARS = 1_000  # "section-sized" texts for the throughput figure
-CHUNK_CHARS = 1_500  # chunks of the full-index measurement
 SECTION_UNITS = 200
 QUERY_UNITS = 400
 TARGET_UNITS_PER_S = 200
@@ -151,66 +145,14 @@ def query_texts(path: Path) -> list[str]:
     return (queries * (QUERY_UNITS // max(len(queries), 1) + 1))[:QUERY_UNITS]
 
 
-def unit_ids(path: str, pieces: list[str]) -> list[str]:
-    return [vector_id(f"dev\x00{path}\x00{hashlib.sha256(p.encode()).hexdigest()}")
-            for p in pieces]
-
-
-async def index_notes(embedder: LocalEmbedder, index: SqliteVectorIndex,
-                      units: list[tuple[str, str]]) -> tuple[float, float]:
-    """(seconds embedding, seconds upserting) for (id, text) units."""
-    embed_s = upsert_s = 0.0
-    for start in range(0, len(units), MAX_UPSERT_BATCH):
-        batch = units[start:start + MAX_UPSERT_BATCH]
-        t = time.perf_counter()
-        vectors: list[list[float]] = []
-        for s in range(0, len(batch), embedder.max_batch):
-            part = [text for _, text in batch[s:s + embedder.max_batch]]
-            vectors += await embedder.embed(part, "passage")
-        embed_s += time.perf_counter() - t
-        t = time.perf_counter()
-        await index.upsert([VectorRecord(id=i, values=v, metadata={"kind": "note"})
-                            for (i, _), v in zip(batch, vectors, strict=True)])
-        upsert_s += time.perf_counter() - t
-    return embed_s, upsert_s
-
-
-async def first_index_and_edit(embedder: LocalEmbedder, notes: dict[str, str]) -> None:
-    per_note = {path: chunks(text, CHUNK_CHARS) for path, text in notes.items()}
-    units = [(i, text) for path, pieces in per_note.items()
-             for i, text in zip(unit_ids(path, pieces), pieces, strict=True)]
-    with tempfile.TemporaryDirectory() as folder:
-        index = SqliteVectorIndex(Path(folder) / "vectors.sqlite", embedder.dimensions)
-        embed_s, upsert_s = await index_notes(embedder, index, units)
-        total = embed_s + upsert_s
-        print(f"  first full index: {len(notes)} notes → {len(units)} chunks of ≤"
-              f"{CHUNK_CHARS} chars in {total:.1f} s ({len(units) / total:.1f} units/s; "
-              f"embedding {embed_s:.1f} s, upserting {upsert_s:.2f} s)")
-        counts = sorted(per_note.items(), key=lambda kv: len(kv[1]))
-        path, pieces = counts[len(counts) // 2]  # a note of median length
-        edited = notes[path].replace("\n\n", "\n\nEdited: the owner added this line.\n\n", 1)
-        new_pieces = chunks(edited, CHUNK_CHARS)
-        old_ids, new_ids = unit_ids(path, pieces), unit_ids(path, new_pieces)
-        changed = [(i, t) for i, t in zip(new_ids, new_pieces, strict=True) if i not in old_ids]
-        t = time.perf_counter()
-        await index_notes(embedder, index, changed)
-        await index.delete([i for i in old_ids if i not in new_ids])
-        edit_s = time.perf_counter() - t
-        t = time.perf_counter()
-        await index_notes(embedder, index, list(zip(new_ids, new_pieces, strict=True)))
-        whole_s = time.perf_counter() - t
-        print(f"  one edited note ({path}, {len(new_pieces)} chunks, {len(changed)} changed): "
-              f"{edit_s * 1000:.0f} ms re-embedding the changed chunks, "
-              f"{whole_s * 1000:.0f} ms re-embedding the whole note")
-        index.close()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--notes", type=Path, default=DEV / "corpus" / "notes")
     parser.add_argument("--queries", type=Path, default=DEV / "queries.jsonl")
     parser.add_argument("--limit-notes", type=int, default=None)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[16],
+                        help="texts per onnxruntime run (LocalEmbedder's batch_size)")
     parser.add_argument("--max-tokens", type=int, default=MINILM_L6_INT8.max_tokens,
                         help="truncation to try (the model was trained on 128)")
     args = parser.parse_args()
@@ -225,14 +167,15 @@ def main() -> None:
           f"{rss_mb() - before:.0f} MB resident")
     results = []
     for threads in args.threads:
-        one = LocalEmbedder(spec, threads=threads)
-        results.append(throughput(one, section_texts(notes), f"sections (~{SECTION_CHARS} ch)"))
-        results.append(throughput(one, query_texts(args.queries), "queries"))
+        for batch in args.batch_sizes:
+            one = LocalEmbedder(spec, threads=threads, batch_size=batch)
+            results.append(throughput(one, section_texts(notes),
+                                      f"sections (~{SECTION_CHARS} ch) batch {batch}"))
+            results.append(throughput(one, query_texts(args.queries), f"queries batch {batch}"))
     best = max(r["units_per_s"] for r in results[0::2])
     per_cpu = statistics.mean(r["units_per_cpu_s"] for r in results[0::2])
     print(f"  target ≥ {TARGET_UNITS_PER_S} units/s for sections: best {best:.1f} "
           f"(×{best / TARGET_UNITS_PER_S:.2f} of target; {per_cpu:.1f} per CPU-second)")
-    asyncio.run(first_index_and_edit(embedder, notes))
 
 
 if __name__ == "__main__":
