@@ -3,7 +3,7 @@ current model, remove the vectors whose unit is gone, and record both in `vector
 
 Idempotent and resumable: a run that stops half-way leaves pending units pending. At the
 edge note units are indexed in the sync request and messages in `waitUntil`; locally a
-background task runs it (local/indexing.py).
+background task runs it (local/semantic/wiring.SerialScheduler).
 """
 
 from __future__ import annotations
