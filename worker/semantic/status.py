@@ -1,6 +1,6 @@
 """What /status says about retrieval: the mode recall runs in when a request does not
 choose one, what it was configured to, the models behind it, and how far the vector index
-is from the units it should hold (`vector_stats`, migrations/0006; documents per corpus
+is from the units it should hold (`vector_stats`, migrations/0007; documents per corpus
 from corpus_stats), with the reasons in words.
 
 Pure: the route reads the rows and the Runtime; this module only decides. The JSON shape
@@ -17,9 +17,9 @@ from worker.recall.modes import RetrievalMode
 from worker.semantic.semantics import Semantics
 
 # What a mode does when no reranker is set up, where that differs from its name:
-# worker/recall/modes.retrieve returns quality's fused list unreranked (fallback
-# "no_reranker"), which is the hybrid list (tests/local/semantic/test_status_http.py
-# holds the two equal).
+# worker/recall/modes.retrieve returns quality's list unreranked (fallback "no_reranker"),
+# which is the list of the mode named here (tests/local/semantic/test_status_http.py holds
+# the two equal, so a change in modes.py that breaks this says so).
 WITHOUT_RERANKER: Mapping[RetrievalMode, RetrievalMode] = {
     RetrievalMode.QUALITY: RetrievalMode.HYBRID,
 }
@@ -32,7 +32,7 @@ class ModelVectors:
 
     corpus: str
     model: str
-    dimensions: int  # 0: recorded before migration 0006
+    dimensions: int  # 0: recorded before migration 0007
     vectors: int
 
     @classmethod
@@ -98,10 +98,13 @@ def retrieval_status(configured: str, default: RetrievalMode, semantics: Semanti
     """`default`: the mode the Runtime picks (Runtime.mode); `problem`: why there are no
     semantics, in words for the owner (nothing installed, an index that cannot be opened)."""
     notes: list[str] = []
+    chose_lexical = configured == RetrievalMode.LEXICAL.value  # nothing to explain
     if semantics is None:
         reason = problem or NO_EMBEDDER
-        notes.append(f"{default.value} behaves like lexical: {reason}"
-                     if default is not RetrievalMode.LEXICAL else f"recall is lexical: {reason}")
+        if default is not RetrievalMode.LEXICAL:
+            notes.append(f"{default.value} behaves like lexical: {reason}")
+        elif not chose_lexical:
+            notes.append(f"recall is lexical: {reason}")
         unused = sum(s.vectors for s in stats)
         if unused:
             notes.append(f"{unused} vectors in the index are unused: {reason}")

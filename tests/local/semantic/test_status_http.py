@@ -22,8 +22,10 @@ from local.sqlite_db import SqliteDatabase
 from tests.conftest import BASE_URL, TOKEN, Clock, note, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
+from worker.recall.modes import RetrievalMode
 from worker.semantic.scheduling import index_now
 from worker.semantic.semantics import Semantics
+from worker.semantic.status import WITHOUT_RERANKER
 
 pytestmark = pytest.mark.embed
 
@@ -142,18 +144,19 @@ async def test_an_unusable_vector_table_turns_semantic_recall_off_not_chat(
     assert answer["recall"]["injected"] >= 1
 
 
-async def test_quality_without_a_reranker_ranks_as_hybrid(file_db: SqliteDatabase,
-                                                          embedder: LocalEmbedder) -> None:
+async def test_quality_without_a_reranker_ranks_as_status_says(
+        file_db: SqliteDatabase, embedder: LocalEmbedder) -> None:
     """worker/semantic/status.WITHOUT_RERANKER says so in /status; this holds it true."""
     rt = await indexed(file_db, embedder)
     semantics = Semantics(embedder, SqliteVectorIndex.beside(file_db, 384))
+    like = WITHOUT_RERANKER[RetrievalMode.QUALITY].value
     lists = {}
-    for mode in ("quality", "hybrid"):
+    for mode in ("quality", like):
         async with await client_for(replace(runtime_for(file_db, semantics, mode),
                                             clock=rt.clock)) as client:
             lists[mode] = [(await client.get("/api/search", params={"q": q})).json()
                            for q in ("roses", "boiler october", "what is due in autumn")]
-    for quality, hybrid in zip(lists["quality"], lists["hybrid"], strict=True):
+    for quality, other in zip(lists["quality"], lists[like], strict=True):
         assert (quality["mode"], quality["fallback"]) == ("quality", "no_reranker")
-        assert [h["id"] for h in quality["hits"]] == [h["id"] for h in hybrid["hits"]]
-        assert [h["score"] for h in quality["hits"]] == [h["score"] for h in hybrid["hits"]]
+        assert [h["id"] for h in quality["hits"]] == [h["id"] for h in other["hits"]]
+        assert [h["score"] for h in quality["hits"]] == [h["score"] for h in other["hits"]]

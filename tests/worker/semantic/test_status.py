@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 from worker.recall.modes import RetrievalMode
 from worker.semantic.semantics import Semantics
-from worker.semantic.status import ModelVectors, retrieval_status, vector_health
+from worker.semantic.status import (
+    WITHOUT_RERANKER,
+    ModelVectors,
+    retrieval_status,
+    vector_health,
+)
 
 MODEL = "local/all-MiniLM-L6-v2-int8@8199be6f699a.be50c3628f2b/t256"
 OLD = "local/all-MiniLM-L6-v2-int8@000000000000.be50c3628f2b/t256"
@@ -87,12 +92,17 @@ def test_without_semantics_recall_is_lexical_whatever_was_configured() -> None:
     plain = retrieval_status("", RetrievalMode.LEXICAL, None, [], units=0)
     assert (plain.configured, plain.notes) == (None, ["recall is lexical: no embedder is "
                                                       "set up"])
+    chosen = retrieval_status("lexical", RetrievalMode.LEXICAL, None, [], units=0,
+                              problem="no local embedder is installed")
+    assert (chosen.mode, chosen.configured, chosen.notes) == (RetrievalMode.LEXICAL,
+                                                              "lexical", [])
 
 
 def test_quality_without_a_reranker_says_what_it_behaves_like() -> None:
     status = retrieval_status("quality", RetrievalMode.QUALITY, semantics(), [], units=0)
-    assert (status.mode, status.reranker) == (RetrievalMode.HYBRID, None)
-    assert status.notes[0] == "quality behaves like hybrid: no reranker is set up"
+    like = WITHOUT_RERANKER[RetrievalMode.QUALITY]
+    assert (status.mode, status.reranker) == (like, None)
+    assert status.notes[0] == f"quality behaves like {like.value}: no reranker is set up"
     adaptive = retrieval_status("", RetrievalMode.ADAPTIVE, semantics(), [], units=0)
     assert adaptive.mode is RetrievalMode.ADAPTIVE
     assert adaptive.notes == ["adaptive never reranks: no reranker is set up"]

@@ -1,4 +1,4 @@
-"""migrations/0006 on the local SQLite adapter and on real D1 in Miniflare: vectors recorded
+"""migrations/0007 on the local SQLite adapter and on real D1 in Miniflare: vectors recorded
 before it are counted per model (dimensions unknown, 0), and from then on the triggers keep
 `vector_stats` equal to a count of `vector_units` through inserts, re-embedding under
 another model (the indexer's upsert) and deletes."""
@@ -16,7 +16,7 @@ from worker.semantic.indexer import DROP_SQL, RECORD_SQL
 
 pytestmark = pytest.mark.miniflare
 
-BEFORE_0006 = """
+BEFORE_0007 = """
 INSERT INTO vector_units (vector_id, corpus, unit_id, model, embedded_at)
 VALUES (?1, ?2, ?3, ?4, 1)
 """
@@ -34,17 +34,18 @@ async def rows(db: Database, sql: str) -> list[dict]:
     return (await db.prepare(sql).all()).results
 
 
-async def test_0006_counts_old_vectors_and_keeps_counting(blank: Database,
+async def test_0007_counts_old_vectors_and_keeps_counting(blank: Database,
                                                           tmp_path: Path) -> None:
-    upto_0005 = tmp_path / "migrations-0005"
-    upto_0005.mkdir()
-    for path in sorted(MIGRATIONS_DIR.glob("000[1-5]_*.sql")):
-        shutil.copy(path, upto_0005)
-    await migrate(blank, upto_0005)
+    before = tmp_path / "migrations-before-0007"
+    before.mkdir()
+    for path in MIGRATIONS_DIR.glob("*.sql"):
+        if int(path.name[:4]) < 7:
+            shutil.copy(path, before)
+    await migrate(blank, before)
     for i, (corpus, model) in enumerate([("notes", "m1"), ("notes", "m1"),
                                          ("messages", "m1"), ("notes", "m0")]):
-        await blank.prepare(BEFORE_0006).bind(f"v{i}", corpus, f"u{i}", model).run()
-    assert await migrate(blank) == ["0006_vector_models.sql"]
+        await blank.prepare(BEFORE_0007).bind(f"v{i}", corpus, f"u{i}", model).run()
+    assert await migrate(blank) == ["0007_vector_models.sql"]
     assert await rows(blank, STATS_SQL) == [
         {"corpus": "messages", "model": "m1", "dimensions": 0, "vectors": 1},
         {"corpus": "notes", "model": "m0", "dimensions": 0, "vectors": 1},
