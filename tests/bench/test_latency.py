@@ -1,0 +1,49 @@
+"""bench.latency on a tiny corpus: it writes through the current schema (sections from the
+hub's parser, conversation units from the chat store's SQL) and measures every row it
+prints. No timing is asserted: the figures are the benchmark's, not the tests'."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import latency
+from bench.latency_corpus import SECTIONS_PER_NOTE, build, units
+
+
+def test_the_corpus_goes_through_the_current_schema(tmp_path: Path) -> None:
+    db = build(tmp_path / "bench.sqlite", messages=40, notes=6)
+    conn = db.connection
+    counted = units(db)
+    # 40 alternating messages in conversations of 8: every reply joins its question.
+    assert counted["exchanges"] == 20
+    assert conn.execute("SELECT count(*) AS n FROM conversation_units "
+                        "WHERE question_id IS NULL OR answer_id IS NULL").fetchone()["n"] == 0
+    assert 6 < counted["sections"] <= 6 * (SECTIONS_PER_NOTE + 1)
+    headings = conn.execute("SELECT count(*) AS n FROM note_sections WHERE heading != ''"
+                            ).fetchone()["n"]
+    assert headings >= 6 * (SECTIONS_PER_NOTE - 1)
+    stats = {r["corpus"]: r["docs"] for r in conn.execute("SELECT * FROM corpus_stats")}
+    assert stats == {"notes": counted["sections"], "messages": counted["exchanges"]}
+    match = conn.execute("SELECT question FROM conversation_units LIMIT 1").fetchone()
+    word = next(w for w in match["question"].split() if len(w) > 6)
+    for sql, rows in latency.FLOORS:  # the floor runs on these very tables
+        conn.execute(sql, (f'"{word}"', rows)).fetchall()
+    db.close()
+
+
+@pytest.mark.embed
+def test_a_hybrid_run_prints_and_records_both_modes(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "latency.json"
+    assert latency.main(["--mode", "hybrid", "--max-messages", "60", "--queries", "5",
+                         "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["sizes"]
+    assert [(r["messages"], r["mode"]) for r in rows] == [(60, "lexical"), (60, "hybrid")]
+    assert all(r["p95_ms"] >= r["p50_ms"] > 0 and r["floor_p95_ms"] > 0 for r in rows)
+    assert rows[1]["vectors"] == rows[1]["sections"] + rows[1]["exchanges"]
+    assert rows[1]["embed_p50_ms"] > 0 and rows[0]["embed_p50_ms"] == 0
+    printed = capsys.readouterr().out
+    assert "hybrid" in printed and "recalls stepped down to lexical" in printed
