@@ -1,6 +1,6 @@
 """What /status says about retrieval: the mode recall runs in when a request does not
 choose one, what it was configured to, the models behind it, and how far the vector index
-is from the units it should hold (`vector_stats`, migrations/0007; documents per corpus
+is from the units it should hold (`vector_stats`, migrations/0008; documents per corpus
 from corpus_stats), with the reasons in words.
 
 Pure: the route reads the rows and the Runtime; this module only decides. The JSON shape
@@ -32,7 +32,7 @@ class ModelVectors:
 
     corpus: str
     model: str
-    dimensions: int  # 0: recorded before migration 0007
+    dimensions: int  # 0: recorded before migration 0008
     vectors: int
 
     @classmethod

@@ -1,5 +1,5 @@
 """What /status reports: corpus sizes, sync freshness (per vault: worker/store/vaults.py),
-the schema version and the vector counts per model (migrations/0007), in one D1 batch."""
+the schema version and the vector counts per model (migrations/0008), in one D1 batch."""
 
 from __future__ import annotations
 

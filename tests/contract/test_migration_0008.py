@@ -1,4 +1,4 @@
-"""migrations/0007 on the local SQLite adapter and on real D1 in Miniflare: vectors recorded
+"""migrations/0008 on the local SQLite adapter and on real D1 in Miniflare: vectors recorded
 before it are counted per model (dimensions unknown, 0), and from then on the triggers keep
 `vector_stats` equal to a count of `vector_units` through inserts, re-embedding under
 another model (the indexer's upsert) and deletes."""
@@ -16,7 +16,7 @@ from worker.semantic.indexer import DROP_SQL, RECORD_SQL
 
 pytestmark = pytest.mark.miniflare
 
-BEFORE_0007 = """
+BEFORE_0008 = """
 INSERT INTO vector_units (vector_id, corpus, unit_id, model, embedded_at)
 VALUES (?1, ?2, ?3, ?4, 1)
 """
@@ -34,18 +34,18 @@ async def rows(db: Database, sql: str) -> list[dict]:
     return (await db.prepare(sql).all()).results
 
 
-async def test_0007_counts_old_vectors_and_keeps_counting(blank: Database,
+async def test_0008_counts_old_vectors_and_keeps_counting(blank: Database,
                                                           tmp_path: Path) -> None:
-    before = tmp_path / "migrations-before-0007"
+    before = tmp_path / "migrations-before-0008"
     before.mkdir()
     for path in MIGRATIONS_DIR.glob("*.sql"):
-        if int(path.name[:4]) < 7:
+        if int(path.name[:4]) < 8:
             shutil.copy(path, before)
     await migrate(blank, before)
     for i, (corpus, model) in enumerate([("notes", "m1"), ("notes", "m1"),
                                          ("messages", "m1"), ("notes", "m0")]):
-        await blank.prepare(BEFORE_0007).bind(f"v{i}", corpus, f"u{i}", model).run()
-    assert await migrate(blank) == ["0007_vector_models.sql"]
+        await blank.prepare(BEFORE_0008).bind(f"v{i}", corpus, f"u{i}", model).run()
+    assert await migrate(blank) == ["0008_vector_models.sql"]
     assert await rows(blank, STATS_SQL) == [
         {"corpus": "messages", "model": "m1", "dimensions": 0, "vectors": 1},
         {"corpus": "notes", "model": "m0", "dimensions": 0, "vectors": 1},
