@@ -12,6 +12,8 @@ from shared.ranking import (
     BM25_K1,
     RECENCY_HALF_LIFE_DAYS,
     RECENCY_WEIGHT,
+    SMALL_INDEX_UNITS,
+    forgiven_terms,
     idf,
     merge,
     query_ceiling,
@@ -41,6 +43,31 @@ def test_phrase_df_is_its_rarest_token() -> None:
     phrase = Term(("pg", "pull"))
     assert query_ceiling([phrase], {"pg": 3, "pull": 40}, 100) == \
         pytest.approx((BM25_K1 + 1) * idf(100, 3))
+
+
+WEDDING = [Term(("hannah",)), Term(("wedding",)), Term(("ceremony",))]
+
+
+def knows(*words: str):
+    return lambda term: all(t in words for t in term.tokens)
+
+
+def test_a_small_index_forgives_one_word_it_has_never_seen() -> None:
+    known = knows("hannah", "wedding")
+    assert forgiven_terms(WEDDING, known, 4) == (Term(("ceremony",)),)
+    df = {"hannah": 1, "wedding": 1}
+    full = query_ceiling(WEDDING, df, 4)
+    assert query_ceiling(WEDDING, df, 4, forgiven_terms(WEDDING, known, 4)) == \
+        pytest.approx(full * 2 / 3)
+
+
+def test_nothing_is_forgiven_in_a_large_index_a_short_query_or_an_unknown_topic() -> None:
+    assert forgiven_terms(WEDDING, knows("hannah", "wedding"), SMALL_INDEX_UNITS) == ()
+    assert forgiven_terms(WEDDING[:2], knows("hannah"), 4) == ()  # two terms: no allowance
+    assert forgiven_terms(WEDDING, knows(), 4) == ()  # memory knows none of it
+    two_unseen = [*WEDDING, Term(("date",))]
+    assert forgiven_terms(two_unseen, knows("hannah", "wedding"), 4) == (Term(("ceremony",)),)
+    assert forgiven_terms(WEDDING, knows("hannah", "wedding", "ceremony"), 4) == ()
 
 
 def test_relevance_is_a_fraction_of_the_ceiling() -> None:
