@@ -72,6 +72,11 @@ class Settings:
     retrieval_mode: str = ""
 
     @property
+    def lexical_only(self) -> bool:
+        """RETRIEVAL_MODE=lexical: no model is loaded and nothing is embedded."""
+        return self.retrieval_mode == RetrievalMode.LEXICAL.value
+
+    @property
     def owner_auth(self) -> OwnerAuth:
         if self.access is not None:
             return OwnerAuth.ACCESS
@@ -139,9 +144,11 @@ class Runtime:
         from worker.db.binding import D1Database
 
         ai = getattr(env, "AI", None)
-        return cls(db=D1Database(getattr(env, "DB", None)), settings=Settings.from_mapping(env),
-                   ai=ai, semantics=from_bindings(ai, getattr(env, "VECTORS", None)),
-                   schedule=_wait_until, index_notes_inline=True)
+        settings = Settings.from_mapping(env)
+        semantics = None if settings.lexical_only else from_bindings(
+            ai, getattr(env, "VECTORS", None))
+        return cls(db=D1Database(getattr(env, "DB", None)), settings=settings, ai=ai,
+                   semantics=semantics, schedule=_wait_until, index_notes_inline=True)
 
 
 def _wait_until(work: Coroutine[Any, Any, Any]) -> None:

@@ -1,11 +1,12 @@
 """Retrieval modes (seed 000's semantics), chosen by RETRIEVAL_MODE:
 
     lexical   FTS5 only; never loads a model
-    hybrid    lexical and vector lists fused by reciprocal rank (shared.fusion)
-    adaptive  hybrid, except that an exact title, alias or identifier match keeps the
-              lexical order (the strong lexical signal), and an uncertain list — low top-2
-              margin, little lexical/vector agreement, or a question — is reranked
-    quality   hybrid, always reranked (a pool of at most RERANK_POOL candidates)
+    hybrid    lexical and vector lists fused by reciprocal rank (shared.fusion.fuse)
+    adaptive  the lists blended by score (shared.fusion.blend), except that an exact
+              title, alias or identifier match keeps the lexical order (the strong
+              lexical signal), and an uncertain list — low top-2 margin, little
+              lexical/vector agreement, or a question — is reranked
+    quality   adaptive's list, always reranked (a pool of at most RERANK_POOL candidates)
 
 Fallback: when the embedder or the index fails or misses its time budget, the mode steps
 down to lexical; when the reranker does, to the fused list. The result says which mode ran
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from shared.candidate import Candidate
-from shared.fusion import fuse
+from shared.fusion import blend, fuse
 from shared.query import SearchQuery
 from shared.text import fold
 from worker.db import Database
@@ -118,6 +119,17 @@ def _code(exc: BaseException) -> str:
     return exc.code if isinstance(exc, SemanticError) else "semantic_failed"
 
 
+def _adaptive(query: SearchQuery, lexical_list: Sequence[Candidate],
+              vector_list: Sequence[Candidate]) -> list[Candidate]:
+    """The blended list, or the lexical order when the query names its best hit exactly
+    (vector-only units then follow every lexical one)."""
+    blended = blend(lexical_list, vector_list)
+    if not _exact_identity(query, lexical_list):
+        return blended
+    return [replace(c, fused=None) if c.lexical_rank else replace(c, fused=0.0)
+            for c in blended]
+
+
 async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filters: Filters,
                    now_ms: int, mode: RetrievalMode) -> Retrieved:
     if mode is RetrievalMode.LEXICAL or sem is None or query.is_empty:
@@ -135,23 +147,20 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
         return Retrieved(lex_result.query, lex_result.candidates,
                          dict(lex_result.corrections), RetrievalMode.LEXICAL, _code(semantic),
                          lex_result.idf)
-    fused = fuse(lex_result.candidates, semantic)
-    done = Retrieved(lex_result.query, fused, dict(lex_result.corrections), mode,
+    done = Retrieved(lex_result.query, [], dict(lex_result.corrections), mode,
                      idf=lex_result.idf)
     if mode is RetrievalMode.HYBRID:
+        return replace(done, candidates=fuse(lex_result.candidates, semantic))
+    listed = _adaptive(query, lex_result.candidates, semantic)
+    done = replace(done, candidates=listed)
+    if mode is RetrievalMode.ADAPTIVE and (_exact_identity(query, lex_result.candidates)
+                                           or not _uncertain(query, listed)):
         return done
-    if mode is RetrievalMode.ADAPTIVE:
-        if _exact_identity(query, lex_result.candidates):
-            # The strong lexical signal: keep the lexical order, vector-only units after.
-            return replace(done, candidates=[replace(c, fused=None) if c.lexical_rank else c
-                                             for c in fused])
-        if not _uncertain(query, fused):
-            return done
     if sem.reranker is None:
         return replace(done, fallback="no_reranker") if mode is RetrievalMode.QUALITY \
             else done
     try:
-        return replace(done, candidates=await _rerank(sem, query, fused))
+        return replace(done, candidates=await _rerank(sem, query, listed))
     except (SemanticError, TimeoutError) as exc:
         log.warning("reranking skipped: %s", _code(exc))
         return replace(done, fallback="reranker_failed")
