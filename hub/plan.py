@@ -20,6 +20,7 @@ BATCH_BYTES = MAX_SYNC_BODY_BYTES // 2
 BATCH_ITEMS = 100
 
 Reader = Callable[[Path, str, int], Page | Rejection | Unstable]
+Counter = Callable[[int, int], None]  # (done, total)
 
 
 @dataclass
@@ -44,13 +45,17 @@ class Plan:
 
 
 def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: int,
-                 read: Reader = read_page) -> Plan:
+                 read: Reader = read_page, progress: Counter | None = None) -> Plan:
     """Compare the vault with what the state says the Worker holds: a file whose stat is
     as recorded (and not racy) is not even read; the others are read and sent when their
-    hash differs; a path the state holds and the vault no longer does is deleted."""
+    hash differs; a path the state holds and the vault no longer does is deleted.
+    `progress(done, total)` is told before each file and once all are done."""
     plan = Plan()
     seen: set[str] = set()
-    for f in files:
+    stats = list(files)
+    for done, f in enumerate(stats):
+        if progress:
+            progress(done, len(stats))
         seen.add(f.path)
         known = state.notes.get(f.path)
         if known and known.matches(f):
@@ -70,6 +75,8 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
                 plan.confirmed.append(f.path)
             else:
                 plan.upserts.append(page.note)
+    if progress:
+        progress(len(stats), len(stats))
     # Deletions are ordered by the run's sync sequence on the Worker, not by this date.
     plan.deletes = [NoteDelete(path=path, deleted_at=now_ms)
                     for path in sorted(set(state.notes) - seen)]

@@ -17,6 +17,7 @@ from shared.units import MS_PER_DAY, MS_PER_SECOND
 from shared.wire import SearchHit, Source
 from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
+from worker.recall.modes import RetrievalMode
 from worker.store.chats import Forgotten, Message
 from worker.store.vaults import Contact, Vault
 
@@ -91,7 +92,7 @@ def vault_status_json(vault: Vault, stale_after_s: int, now_ms: int) -> dict[str
 
 
 def status_json(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Settings,
-                now_ms: int) -> dict[str, Any]:
+                now_ms: int, mode: RetrievalMode) -> dict[str, Any]:
     """Top-level staleness is the stalest vault's (stale when any vault is, or none has
     synced): one forgotten vault is enough to make recall out of date. Staleness counts
     from the hub's last contact, so a run that finds nothing to send keeps it fresh."""
@@ -115,6 +116,7 @@ def status_json(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Setti
         "sync_interval_seconds": interval,
         "stale": not per_vault or any(v["stale"] for v in per_vault),
         "model_provider": settings.model_provider,
+        "retrieval": {"mode": mode.value},  # the mode search and recall use (Runtime.mode)
         "vaults": per_vault,
     }
 

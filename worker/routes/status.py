@@ -14,7 +14,7 @@ from worker.views import status_json
 async def status(request: Request) -> JSONResponse:
     rt = runtime(request)
     row, vaults = await read_status(rt.db)
-    return json_ok(status_json(row, vaults, rt.settings, rt.now_ms()))
+    return json_ok(status_json(row, vaults, rt.settings, rt.now_ms(), rt.mode))
 
 
 routes = [Route("/status", status, methods=["GET"])]
