@@ -40,6 +40,7 @@ class Lists:
     lexical: list[Candidate] = field(default_factory=list)
     vector: list[Candidate] = field(default_factory=list)
     idf: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    docs: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ async def _lists(db: SqliteDatabase, sem: Semantics, text: str, mode: Mode,
         return Lists(query)
     found = await lexical.retrieve(db, query, filters, now_ms)
     vec = await vector.retrieve(db, sem, query, filters, now_ms)
-    return Lists(found.query, found.candidates, vec, found.idf)
+    return Lists(found.query, found.candidates, vec, found.idf, found.docs)
 
 
 async def capture(db: SqliteDatabase, sem: Semantics, queries: Sequence[Query],

@@ -90,6 +90,12 @@ def relevance(raw_bm25: float, ceiling: float) -> float:
     return min(max(-raw_bm25 / ceiling, 0.0), 1.0)
 
 
+def specificity(term_idf: float, n_docs: int) -> float:
+    """How rare a word is on a 0..1 scale: its IDF over the IDF of a word in one unit."""
+    top = idf(n_docs, 1)
+    return min(term_idf / top, 1.0) if top > FTS5_MIN_IDF else 1.0
+
+
 def recency_boost(timestamp_ms: int, now_ms: int) -> float:
     age_days = max(now_ms - timestamp_ms, 0) / MS_PER_DAY
     return 1.0 + RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)

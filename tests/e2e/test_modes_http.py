@@ -135,3 +135,26 @@ def test_automatic_recall_reports_the_mode_it_ran(serve) -> None:
     body = chat.json()
     assert (body["recall"]["mode"], body["recall"]["fallback"]) == ("adaptive", None)
     assert [s["id"] for s in body["assistant_message"]["sources"]] == [REFUND]
+
+
+def test_automatic_recall_bridges_a_paraphrase_through_the_cosine_bar(serve) -> None:
+    """No word of the question is in the refund note: the lexical gate has no evidence,
+    the calibrated cosine bar (shared.recall_policy.COSINE_BARS) has (MiniLM: 0.55)."""
+    for mode, sources in (("lexical", []), ("adaptive", [REFUND])):
+        server = serve(mode)
+        chat = httpx.post(f"{server.url}/api/chat",
+                          json={"content": "money back after buying something"},
+                          headers={"origin": server.url}, timeout=60)
+        assert chat.status_code == 200, chat.text
+        assert [s["id"] for s in chat.json()["assistant_message"]["sources"]] == sources, \
+            chat.json()["recall"]
+
+
+def test_chit_chat_recalls_nothing_in_adaptive(serve) -> None:
+    server = serve("adaptive")
+    for text in ("lol my tomato plants died while I was on a call, anyway",
+                 "what's the capital of Australia?"):
+        chat = httpx.post(f"{server.url}/api/chat", json={"content": text},
+                          headers={"origin": server.url}, timeout=60)
+        assert chat.status_code == 200, chat.text
+        assert chat.json()["recall"]["injected"] == 0, text

@@ -19,6 +19,7 @@ from shared.ranking import (
     query_ceiling,
     recency_boost,
     relevance,
+    specificity,
 )
 from shared.units import MS_PER_DAY
 
@@ -114,3 +115,9 @@ def test_merge_is_deterministic_on_exact_ties() -> None:
 
 def test_merge_respects_limit() -> None:
     assert len(merge([scored("note", f"{i}.md", 0.5, i) for i in range(20)], 5)) == 5
+
+
+def test_specificity_is_idf_over_the_rarest_possible() -> None:
+    assert specificity(idf(1_000, 1), 1_000) == 1.0
+    assert specificity(idf(1_000, 300), 1_000) < 0.2
+    assert specificity(0.5, 0) == 1.0  # an empty index: everything is rare

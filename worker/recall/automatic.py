@@ -15,7 +15,7 @@ from shared.errors import QueryTooLong
 from shared.matching import with_terms
 from shared.query import Mode, SearchQuery, build_query
 from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
-from shared.recall_policy import AUTOMATIC, RecallPolicy, select
+from shared.recall_policy import AUTOMATIC, RecallPolicy, cosine_bar, names_only, select
 from shared.snippets import snip
 from shared.sources import strip_citations
 from worker.db import Database
@@ -77,7 +77,16 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
                                   semantics=semantics, mode=mode)
     if act != "request":
         return Gated(query=found.query, hits=[], mode=mode, skipped=act)
-    hits = select(found.candidates, policy)
+    # Cosines decide only where they carry meaning: not for a query that names its hit
+    # exactly, or is made of rare names that a hit holds (shared.recall_policy.names_only;
+    # words memory has never seen are rare too, but name nothing).
+    terms = [t.fts for t in found.query.terms]
+    named = names_only(terms, found.idf, found.docs) and any(
+        c.terms.issuperset(terms) for c in found.candidates)
+    lexical_decides = found.exact or named
+    bar = (cosine_bar(semantics.embedder.model) if semantics is not None and not
+           lexical_decides and found.mode is not RetrievalMode.LEXICAL else None)
+    hits = select(found.candidates, policy, bar=bar)
     return Gated(query=found.query, hits=hits, mode=found.mode, fallback=found.fallback)
 
 

@@ -22,6 +22,7 @@ from worker.recall.stats import (
     collect,
     known_stems,
     self_match_correction,
+    sizes,
     term_idfs,
     without_query_message,
 )
@@ -34,6 +35,7 @@ class LexicalResult:
     corrections: Mapping[str, str] = field(default_factory=dict)  # typed word → index term
     # corpus → query term (FTS form) → IDF, for the query as searched
     idf: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    docs: Mapping[str, int] = field(default_factory=dict)  # corpus → units it holds
 
 
 @dataclass(frozen=True)
@@ -96,13 +98,16 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     first = score(query, searched, corpora, now_ms)
     found = typo.suspects(query, known_stems(searched.stats))
     if not found.words:
-        return LexicalResult(query, first, idf=term_idfs(query, searched.stats))
+        return LexicalResult(query, first, idf=term_idfs(query, searched.stats),
+                             docs=sizes(searched.stats))
     corrected, fixes = await typo.correct(db, query, found, list(searched.stats))
     if not fixes:
-        return LexicalResult(query, first, idf=term_idfs(query, searched.stats))
+        return LexicalResult(query, first, idf=term_idfs(query, searched.stats),
+                             docs=sizes(searched.stats))
     strict = {(c.kind, c.group, c.id) for c in first}
     as_typed = ceilings(query, searched.stats)
     again = await _search(db, corrected, filters, corpora)
     candidates = [c if (c.kind, c.group, c.id) in strict else replace(c, fuzzy=True)
                   for c in score(corrected, again, corpora, now_ms, as_typed)]
-    return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, again.stats))
+    return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, again.stats),
+                         sizes(again.stats))

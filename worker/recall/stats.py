@@ -78,6 +78,10 @@ def term_idfs(query: SearchQuery, stats: Stats) -> dict[str, dict[str, float]]:
             for name, s in stats.items()}
 
 
+def sizes(stats: Stats) -> dict[str, int]:
+    return {name: s.docs for name, s in stats.items()}
+
+
 def known_stems(stats: Stats) -> dict[str, int]:
     """Each stem's document count summed over the searched corpora."""
     total: dict[str, int] = {}
