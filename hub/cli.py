@@ -4,12 +4,17 @@
                      [--dry-run] [--token T]
   mallory-hub watch  --vault DIR --url URL [--interval 900] [--poll 0]
   mallory-hub status --vault DIR [--url URL]
+  mallory-hub lint   --vault DIR [--exclude GLOB] [--strict]
 
 Every run checks that its state agrees with the Worker and repairs any drift; `--full`
 reads every file again and trusts only the Worker's manifest.
 
 Behind Cloudflare Access, also set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET (the
 hub's service token); they are sent on every request.
+
+`lint` checks every page's status, role and typed relations (hub/findings.py) and sends
+nothing; it exits 1 when it finds an error (with --strict, any finding). A sync prints
+the same findings for the pages it reads and never fails because of them.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ from pathlib import Path
 import httpx
 
 from hub.client import HubError, WorkerClient
+from hub.findings import Finding, counts
 from hub.identity import read_vault_id
 from hub.state import default_state_dir, load_state
 from hub.sync import Summary, Syncer
+from hub.vault_lint import lint_vault
 from hub.walk import walk_vault
 from shared.protocol import DEFAULT_SYNC_INTERVAL_S
 
@@ -43,11 +50,17 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
+def _print_findings(findings: list[Finding]) -> None:
+    for f in sorted(findings, key=lambda f: (f.path, f.code)):
+        print(f.line(), file=sys.stderr)
+
+
 def _report(summary: Summary, dry_run: bool) -> None:
     for r in summary.rejected:
         print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
     for w in summary.warnings:
         print(f"warning {w.path}: {w.reason} (sent anyway)", file=sys.stderr)
+    _print_findings(summary.findings)
     if dry_run and summary.plan:
         for u in summary.plan.upserts:
             print(f"would upsert {u.path} ({len(u.body)} chars, hash {u.content_hash[:10]})")
@@ -125,6 +138,22 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lint(args: argparse.Namespace) -> int:
+    try:
+        report = lint_vault(Path(args.vault), tuple(args.exclude))
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for r in report.rejected:
+        print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+    _print_findings(report.findings)
+    errors, warnings = counts(report.findings)
+    print(f"{report.pages} pages: {errors} error{'s' * (errors != 1)}, {warnings} "
+          f"warning{'s' * (warnings != 1)}, {len(report.rejected)} unreadable")
+    failed = errors or report.rejected or (args.strict and warnings)
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mallory-hub", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -132,8 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     p_sync = sub.add_parser("sync", help="push what changed in the vault")
     p_watch = sub.add_parser("watch", help="sync now and on an interval")
     p_status = sub.add_parser("status", help="what the hub has pushed")
-    for p in (p_sync, p_watch, p_status):
+    p_lint = sub.add_parser("lint", help="check statuses, roles and typed relations; "
+                            "send nothing")
+    for p in (p_sync, p_watch, p_status, p_lint):
         p.add_argument("--vault", required=True, help="the Obsidian vault folder")
+    for p in (p_sync, p_watch, p_status):
         p.add_argument("--state-dir", help="where the hub keeps its state")
     for p in (p_sync, p_watch):
         p.add_argument("--url", required=True, help="the Worker's base URL")
@@ -143,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--exclude", action="append", default=[],
                        help="glob of vault-relative paths to skip (repeatable)")
     p_status.add_argument("--url", help="also ask the Worker's /status")
+    p_lint.add_argument("--exclude", action="append", default=[],
+                        help="glob of vault-relative paths to skip (repeatable)")
+    p_lint.add_argument("--strict", action="store_true",
+                        help="exit 1 on warnings too, not only on errors")
     p_sync.add_argument("--full", action="store_true",
                         help="reconcile with the Worker's manifest, deletes included")
     p_sync.add_argument("--dry-run", action="store_true", help="print what would be sent")
@@ -154,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "status":
         return cmd_status(args)
+    if args.command == "lint":
+        return cmd_lint(args)
     token = args.token or os.environ.get("SYNC_TOKEN", "")
     if not token:
         print("error: no sync token: pass --token or set SYNC_TOKEN", file=sys.stderr)

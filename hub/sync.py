@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub.client import BatchRejected, BatchTooLarge, Contact, WorkerClient
+from hub.findings import Finding, counts
 from hub.identity import ensure_vault_id, read_vault_id
+from hub.lint import Resolved
 from hub.notes import Rejection
 from hub.plan import BATCH_ITEMS, Batch, Plan, Reader, Run, batch_id, make_batches, plan_changes
 from hub.reading import read_page
@@ -45,6 +47,7 @@ class Summary:
     batches: int = 0
     rejected: list[Rejection] = field(default_factory=list)
     warnings: list[Rejection] = field(default_factory=list)  # sent, but not split cleanly
+    findings: list[Finding] = field(default_factory=list)  # lint of the pages read
     changing: int = 0  # files that changed while being read (the next run sends them)
     reconciled: str | None = None  # why the state was rebuilt from the manifest
     elapsed_s: float = 0.0
@@ -58,6 +61,10 @@ class Summary:
             notes.append(f"{self.stale} superseded on the Worker by a later run")
         if self.reconciled:
             notes.append(f"reconciled with the Worker: {self.reconciled}")
+        if self.findings:
+            errors, warnings = counts(self.findings)
+            notes.append(f"lint: {errors} error{'s' * (errors != 1)}, {warnings} "
+                         f"warning{'s' * (warnings != 1)}")
         return (f"sent {self.sent}, unchanged {self.unchanged}, deleted {self.deleted}, "
                 f"rejected {len(self.rejected)}, elapsed {self.elapsed_s:.1f}s"
                 + "".join(f" ({n})" for n in notes))
@@ -93,16 +100,18 @@ class Syncer:
         self.state_dir, self.exclude, self.progress = state_dir, tuple(exclude), progress
         self.batch_items, self.read = batch_items, read
         self._reads: dict = {}
+        self._resolved: dict[str, Resolved] = {}
 
     def _plan(self, state: State) -> Plan:
         plan = plan_changes(self.vault, walk_vault(self.vault, self.exclude), state, _now_ms(),
                             self.read)
-        self._reads = plan.reads
+        self._reads, self._resolved = plan.reads, plan.resolved
         return plan
 
     def _summary(self, plan: Plan) -> Summary:
         return Summary(unchanged=plan.unchanged, rejected=list(plan.rejected),
-                       warnings=list(plan.warnings), changing=len(plan.changing), plan=plan)
+                       warnings=list(plan.warnings), findings=list(plan.findings),
+                       changing=len(plan.changing), plan=plan)
 
     def dry_run(self, full: bool = False) -> Summary:
         """What a run would send, writing nothing (not even the vault's identity file)."""
@@ -153,10 +162,12 @@ class Syncer:
     def _record(self, state: State, path: str) -> None:
         """The Worker holds what was read of `path`: record its hash with the stat the file
         had when read (never a later stat, which could belong to a newer version)."""
-        page = self._reads[path]
+        page, resolved = self._reads[path], self._resolved.get(path, Resolved())
         state.notes[path] = Entry(hash=page.note.content_hash, mtime_ns=page.mtime_ns,
                                   size=page.size, pushed_at=_now_ms(), read_ns=page.read_ns,
-                                  parser=PARSER_VERSION)
+                                  parser=PARSER_VERSION,
+                                  relations=[[r.target, r.type] for r in resolved.relations],
+                                  missing=list(resolved.missing))
 
     def _send(self, batch: Batch, run: Run, state: State, summary: Summary) -> None:
         try:

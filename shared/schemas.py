@@ -20,6 +20,7 @@ from pydantic import (
 
 from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
 from shared.jsonlimits import loads_bounded
+from shared.knowledge import KnowledgeRole
 from shared.limits import (
     MAX_ALIASES,
     MAX_BATCH_ITEMS,
@@ -37,7 +38,6 @@ from shared.limits import (
     MAX_TAGS,
     MAX_TITLE_CHARS,
 )
-from shared.knowledge import KnowledgeRole
 from shared.protocol import MAX_CLOCK_SKEW_MS
 from shared.relations import RelationEdge
 from shared.units import MAX_SAFE_INTEGER, MS_PER_DAY

@@ -17,8 +17,8 @@ from shared.query import Mode, SearchQuery, build_query
 from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
 from shared.recall_policy import AUTOMATIC, RecallPolicy, select
 from shared.snippets import snip
-from shared.standing import stand
 from shared.sources import strip_citations
+from shared.standing import stand
 from worker.db import Database
 from worker.recall.filters import Filters
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
