@@ -27,11 +27,13 @@ from hub.links import VaultIndex
 from shared.relations import BY_NAME, RelationEdge
 from shared.schemas import check_vault_path
 
-# "Did you mean": at most this many suggestions, each at least this similar (WRatio, 0-100;
-# 70 keeps "Backup plan" → "Decisions/Backups - Déjà Dup to the NAS" out and "Bakups/NAS"
-# → "Backups/NAS" in, on the test vault of tests/hub/test_lint.py).
+# "Did you mean": at most this many suggestions, each at least this similar (rapidfuzz
+# QRatio, 0-100, on the page's path and on its file name). WRatio's partial matching gave
+# 85 to every page sharing one word ("Backups/USB disc" → "Backups/NAS"); at QRatio 75
+# "Bakups/NAS" → "Backups/NAS" (95) and "Remote Logn" → "…/Remote Login" (96) are
+# suggested while "Backup plan" → "Backups/NAS" (73) is not (tests/hub/test_lint.py).
 SUGGESTIONS = 2
-MIN_SIMILARITY = 70
+MIN_SIMILARITY = 75
 
 
 @dataclass
@@ -39,14 +41,18 @@ class Suggester:
     index: VaultIndex
 
     @cached_property
-    def _choices(self) -> list[str]:
-        return self.index.names()
+    def _choices(self) -> tuple[list[str], list[str]]:
+        """(what is compared: every page's path and its file name, the page each is)"""
+        names = self.index.names()
+        keys = names + [posixpath.basename(n) for n in names]
+        return keys, names + names
 
     def __call__(self, name: str) -> list[str]:
-        found = process.extract(name, self._choices, scorer=fuzz.WRatio,
-                                processor=utils.default_process, limit=SUGGESTIONS,
+        keys, pages = self._choices
+        found = process.extract(name, keys, scorer=fuzz.QRatio,
+                                processor=utils.default_process, limit=4 * SUGGESTIONS,
                                 score_cutoff=MIN_SIMILARITY)
-        return [choice for choice, _, _ in found]
+        return list(dict.fromkeys(pages[i] for _, _, i in found))[:SUGGESTIONS]
 
 
 @dataclass
