@@ -148,8 +148,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
         print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
     _print_findings(report.findings)
     errors, warnings = counts(report.findings)
-    print(f"{report.pages} page{'s' * (report.pages != 1)}: {errors} error{'s' * (errors != 1)}, {warnings} "
-          f"warning{'s' * (warnings != 1)}, {len(report.rejected)} unreadable")
+    print(f"{report.pages} page{'s' * (report.pages != 1)}: {errors} "
+          f"error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}, "
+          f"{len(report.rejected)} unreadable")
     failed = errors or report.rejected or (args.strict and warnings)
     return 1 if failed else 0
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hub.findings import LEVELS, Finding, counts
 from hub.knowledge import page_knowledge
-from hub.lint import Suggester, cycles, resolve_page
 from hub.links import VaultIndex
+from hub.lint import Suggester, cycles, resolve_page
 
 PAGES = ["Backups/NAS.md", "Backups/USB disk.md", "Plans/Plan.md", "Archive/Plan.md",
          "Notes/Me.md"]
