@@ -8,7 +8,8 @@ Variants, each against `none` (the ranking before issue 15: no multiplier, no bu
 - `design`: every constant at its value, bundles on (what ships);
 - `without <c>`: the design with constant c at 0;
 - `only <c>`: constant c alone (no bundles);
-- `no bundles`: the design's multiplier without following conflict relations.
+- `no bundles`: the design's multiplier without following conflict relations;
+- `conversation -0.02`: seed 000's evidence delta on past conversations too.
 Prints the main metrics per variant, the paired difference design − none, and per
 category the metrics that move. Tune on `--split tune` only (bench/sets/README.md).
 """
@@ -35,6 +36,8 @@ from worker.recall.automatic import gated
 from worker.recall.explicit import search
 
 CONSTANTS = ("identity", "stable_canonical", "evidence", "deprecated")
+# Seed 000's evidence delta on past conversations too (what STANDING measured against).
+SEED_CONVERSATION = -0.02
 COLUMNS = ("ndcg@10", "mrr", "hit@3", "auto_hit_rate", "auto_fpr", "auto_precision",
            "canonical_first_auto", "canonical_first_explicit", "contradiction_coverage")
 PER_CATEGORY = ("ndcg@10", "mrr", "auto_hit_rate", "auto_fpr")
@@ -49,7 +52,9 @@ class Variant:
 
 def variants() -> list[Variant]:
     found = [Variant("none", NEUTRAL, False), Variant("design", STANDING, True),
-             Variant("no bundles", STANDING, False)]
+             Variant("no bundles", STANDING, False),
+             Variant("conversation -0.02", replace(STANDING, conversation=SEED_CONVERSATION),
+                     True)]
     found += [Variant(f"without {c}", replace(STANDING, **{c: 0.0}), True) for c in CONSTANTS]
     found += [Variant(f"only {c}", replace(NEUTRAL, floor=STANDING.floor,
                                            ceiling=STANDING.ceiling,

@@ -4,7 +4,7 @@ document besides its match (seed 000, "Score normalization and first-release lim
     multiplier = clamp(1 + Σ deltas that apply, floor, ceiling)
 
 The deltas and the clamp are `StandingWeights` (shared/recall_policy.py, their one
-home): an exact identity match, a stable canonical note, an evidence note or past
+home): an exact identity match, a stable canonical note, an evidence note, a past
 conversation, a deprecated note, and the owner's feedback (bounded on its own). It is
 applied after retrieval and never adds or removes a candidate: a strong match stays a
 strong match, and a near-tie goes to the reviewed conclusion.
@@ -33,6 +33,7 @@ class Signals:
     identity: bool = False  # the query names this document
     role: KnowledgeRole | None = None
     status: Status | None = None
+    conversation: bool = False  # a past conversation, not a note
     # The owner's feedback on this document as a delta, before its own bound (issue 15
     # item 5 computes it; decayed, never for a deleted document).
     feedback: float = 0.0
@@ -49,7 +50,8 @@ RULES: tuple[Rule, ...] = (
     Rule("identity", lambda s: s.identity, "names this note"),
     Rule("stable_canonical", lambda s: s.role == "canonical" and s.status == "stable",
          "stable canonical note"),
-    Rule("evidence", lambda s: s.role == "evidence", "evidence"),
+    Rule("evidence", lambda s: s.role == "evidence" and not s.conversation, "evidence"),
+    Rule("conversation", lambda s: s.conversation, "past conversation"),
     Rule("deprecated", lambda s: s.status == "deprecated", "deprecated"),
 )
 
@@ -101,7 +103,8 @@ def document_key(cand: Candidate) -> str:
 
 def signals(query: SearchQuery, cand: Candidate, feedback: float = 0.0) -> Signals:
     return Signals(identity=names(query, cand), role=cand.knowledge_role,
-                   status=cand.status, feedback=feedback)
+                   status=cand.status, conversation=cand.kind == "message",
+                   feedback=feedback)
 
 
 def stand(candidates: Sequence[Candidate], query: SearchQuery,

@@ -18,6 +18,7 @@ from tests.builders import candidate
     (Signals(role="canonical", status="stable"), 1.03),
     (Signals(role="canonical", status="draft"), 1.0),
     (Signals(role="evidence"), 0.98),
+    (Signals(role="evidence", conversation=True), 1.0),  # measured: README, "Standing"
     (Signals(role="evidence", status="stable"), 0.98),  # only canonical notes gain
     (Signals(status="deprecated"), 0.92),
     (Signals(role="canonical", status="deprecated"), 0.92),
@@ -42,6 +43,9 @@ def test_the_clamp_binds_when_deltas_sum_past_it() -> None:
 def test_adjustments_name_each_delta() -> None:
     assert adjustments(Signals(identity=True, role="evidence", feedback=0.01)) == [
         ("names this note", 0.05), ("evidence", -0.02), ("feedback", 0.01)]
+    seed = replace(STANDING, conversation=-0.02)
+    assert adjustments(Signals(role="evidence", conversation=True), seed) == [
+        ("past conversation", -0.02)]
 
 
 def fields(title: str, name: str = "", aliases: str = "") -> tuple[tuple[str, str], ...]:
@@ -70,6 +74,6 @@ def test_stand_sets_each_candidates_multiplier_with_its_feedback() -> None:
     b = candidate("b", kind="message", knowledge_role="evidence")
     query = build_query("alpha", Mode.EXPLICIT)
     stood = stand([a, b], query, feedback={"message:b": -0.01})
-    assert [c.standing for c in stood] == pytest.approx([1.08, 0.97])
+    assert [c.standing for c in stood] == pytest.approx([1.08, 0.99])
     assert stood[0].score == pytest.approx(a.relevance * a.boost * 1.08)
     assert (document_key(a), document_key(b)) == ("note:1:a.md", "message:b")
