@@ -23,10 +23,14 @@ QUIET_STATUS = "stable"
 
 
 def relation_phrases(cand: Candidate, numbers: Mapping[str, int]) -> list[str]:
+    """One phrase per relation to a numbered hit; a relation both notes declare (each
+    contradicts the other) is said once, as this note declares it."""
+    declared = {(link.type, link.other) for link in cand.links if link.direction == "out"}
     phrases = []
     for link in cand.links:
         kind, n = BY_NAME.get(link.type), numbers.get(link.other)
-        if kind is None or n is None:
+        if kind is None or n is None or (
+                link.direction == "in" and (link.type, link.other) in declared):
             continue
         phrase = f"{kind.outgoing if link.direction == 'out' else kind.incoming} [{n}]"
         if phrase not in phrases:

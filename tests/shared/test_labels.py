@@ -20,6 +20,12 @@ def test_footer_labels_say_what_a_reader_should_notice() -> None:
         "stable — contradicts [2], qualified by [3]"
 
 
+def test_a_relation_both_notes_declare_is_said_once() -> None:
+    mutual = candidate("a", status="draft", links=(Link("contradicts", "in", "b"),
+                                                   Link("contradicts", "out", "b")))
+    assert standing_label(mutual, {"a": 2, "b": 1}) == "draft — contradicts [1]"
+
+
 def test_a_relation_to_a_hit_that_is_not_shown_is_not_mentioned() -> None:
     old = candidate("old", status="deprecated", links=(Link("supersedes", "in", "new"),))
     assert standing_label(old, {"old": 1}) == "deprecated"
