@@ -93,13 +93,20 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
 def _resolve(plan: Plan, state: State, index: VaultIndex) -> None:
     """Resolve the relations of every page read (they are sent with it) and lint them;
     cycles are looked for in the whole vault, with the relations the state recorded for
-    the pages not read."""
+    the pages not read, and so are relations to a page this run deletes (or moves)."""
     suggest = Suggester(index)
     for path, page in plan.reads.items():
         done = resolve_page(path, page.knowledge, index, suggest)
         page.note.relations = done.relations
         plan.resolved[path] = done
         plan.findings += done.findings
+    gone = {d.path for d in plan.deletes}
+    for path, entry in sorted(state.notes.items()):
+        if path in index.paths and path not in plan.reads:
+            plan.findings += [Finding(path, "relation_missing_target", (
+                f"{kind} relation to {target!r}: that page was deleted or moved in this run;"
+                " the relation has no effect until the page names where it went"))
+                for target, kind in entry.relations if target in gone]
     graph = {p: [tuple(r) for r in e.relations] for p, e in state.notes.items()
              if p in index.paths}
     graph.update({p: [(r.target, r.type) for r in done.relations]

@@ -18,7 +18,7 @@ import pytest
 import respx
 
 from local.server import settings_for_bind
-from local.thread_server import RunningServer, running_server
+from local.thread_server import RunningServer, run_coroutine, running_server
 from shared.recall_block import CLOSE, OPEN
 from tests.conftest import ROOT
 from tests.e2e.hubs import run_hub, write
@@ -118,3 +118,53 @@ def test_competing_notes_arrive_together_labelled_in_block_and_footer(
         hits = http.get("/api/search", params={"q": "coffee french press"}).json()["hits"]
         assert {h["id"]: h["standing"] for h in hits}["Decisions/Coffee - French press.md"] \
             == "deprecated"
+
+
+EDGES_SQL = """
+SELECT n.path AS source, r.target_path AS target, r.type, r.linked,
+       EXISTS (SELECT 1 FROM vault_notes AS t
+               WHERE t.vid = r.vid AND t.path = r.target_path) AS resolved
+FROM note_relations AS r JOIN vault_notes AS n ON n.rid = r.note_rid ORDER BY n.path, r.ord
+"""
+
+
+def edges(server: RunningServer) -> list[tuple]:
+    rows = run_coroutine(server.db.prepare(EDGES_SQL).all()).results
+    return [(r["source"], r["target"], r["type"], r["linked"], r["resolved"]) for r in rows]
+
+
+def test_renames_and_deletes_keep_the_adjacency_table_consistent(
+        server: RunningServer, tmp_path: Path) -> None:
+    vault, state = tmp_path / "V", tmp_path / "state"
+    write(vault, "Plan.md", "---\nstatus: stable\nrelations:\n  - {target: Old plan, type: "
+          "supersedes}\n---\nReplaces [[Old plan]].")
+    write(vault, "Old plan.md", "---\nstatus: deprecated\n---\nThe old plan.")
+    run_hub(server, vault, state)
+    assert edges(server) == [("Plan.md", "Old plan.md", "supersedes", 1, 1)]
+
+    # Renamed outside Obsidian (the link is not rewritten): the edge lapses, the hub says so.
+    (vault / "Old plan.md").rename(vault / "Archived plan.md")
+    done = run_hub(server, vault, state)
+    # (read again or not — a page written under 2 s before its last read is — either way)
+    assert "lint error Plan.md: " in done.stderr
+    assert "[relation_missing_target]" in done.stderr
+    assert edges(server) == [("Plan.md", "Old plan.md", "supersedes", 1, 0)]
+
+    # The owner fixes the link: the edge names the page again.
+    write(vault, "Plan.md", "---\nstatus: stable\nrelations:\n  - {target: Archived plan, "
+          "type: supersedes}\n---\nReplaces [[Archived plan]].")
+    run_hub(server, vault, state)
+    assert edges(server) == [("Plan.md", "Archived plan.md", "supersedes", 1, 1)]
+
+    # The page that was missing comes back where the relation said: resent, resolved.
+    write(vault, "Plan.md", "---\nrelations:\n  - {target: Later/Next plan, type: "
+          "supersedes}\n---\nSee [[Later/Next plan]].")
+    assert "no page 'Later/Next plan'" in run_hub(server, vault, state).stderr
+    assert edges(server) == [("Plan.md", "Later/Next plan.md", "supersedes", 1, 0)]
+    write(vault, "Later/Next plan.md", "Next.")
+    run_hub(server, vault, state)
+    assert edges(server) == [("Plan.md", "Later/Next plan.md", "supersedes", 1, 1)]
+
+    (vault / "Plan.md").unlink()
+    run_hub(server, vault, state)
+    assert edges(server) == []

@@ -145,3 +145,14 @@ def test_cycles_are_found_with_the_relations_of_pages_not_read(tmp_path: Path) -
     plan = plan_changes(tmp_path, walk_vault(tmp_path), State(notes={"B.md": entry}), NOW)
     assert [u.path for u in plan.upserts] == ["A.md"]
     assert [(f.path, f.code) for f in plan.findings] == [("A.md", "relation_cycle")]
+
+
+def test_a_relation_to_a_page_deleted_this_run_is_reported(tmp_path: Path) -> None:
+    write(tmp_path, "A.md", REL % ("B", "supports", "[[B]]"))
+    entry = entry_for(tmp_path, "A.md", "h", time.time_ns())
+    entry.relations = [["B.md", "supports"]]
+    state = State(notes={"A.md": entry, "B.md": Entry("h", 1, 1, NOW)})
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    assert [d.path for d in plan.deletes] == ["B.md"] and plan.upserts == []
+    assert [(f.path, f.code) for f in plan.findings] == [("A.md", "relation_missing_target")]
+    assert "'B.md': that page was deleted or moved" in plan.findings[0].message
