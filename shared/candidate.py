@@ -66,6 +66,7 @@ class Candidate:
     knowledge_role: KnowledgeRole | None = None
     status: Status | None = None
     standing: float = 1.0  # the bounded multiplier of shared/standing.py
+    related: bool = False  # notes: a typed relation, effective, starts or ends here
     # Relations to other hits shown with this one (contradictions together).
     links: tuple[Link, ...] = ()
 

@@ -66,10 +66,16 @@ def weights_sql(columns: Mapping[str, float]) -> str:
 
 # A note section's row, as every query that yields one selects it (here and in
 # worker/semantic/units.py), over note_sections s, vault_notes n and vaults v.
+# `related`: the note declares an effective relation or is the target of one (two index
+# lookups, migrations/0006), so automatic recall reads relations only for notes that have
+# some and a vault without relations pays no extra round trip.
 NOTE_ROW_SELECT = f"""SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
        n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
        n.role, s.ord, s.heading, s.heading_path, s.unit_id,
-       substr(s.body, 1, {TEXT_CHARS}) AS text"""
+       substr(s.body, 1, {TEXT_CHARS}) AS text,
+       (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
+        OR EXISTS (SELECT 1 FROM note_relations AS r
+                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related"""
 
 
 def notes_search_sql(columns: Mapping[str, float]) -> str:
@@ -154,7 +160,7 @@ def _note(row: Row, s: Scoring) -> Candidate:
                 ("properties", str(row["properties"])),
                 ("heading", str(row["heading_path"] or ""))),
         knowledge_role=role_of(row["note_type"], row["role"]),
-        status=normal_status(row["status"]))
+        status=normal_status(row["status"]), related=bool(row["related"]))
 
 
 def _unit(row: Row, s: Scoring) -> Candidate:

@@ -128,7 +128,7 @@ async def with_competitors(db: Database, chosen: list[Candidate],
                            retrieved: Sequence[Candidate], query: SearchQuery,
                            policy: RecallPolicy, now_ms: int) -> list[Candidate]:
     """The chosen hits with their conflict partners beside them (shared/bundles.py)."""
-    if not policy.together or not chosen:
+    if not policy.together or not any(c.related for c in chosen):
         return chosen
     found = await neighbourhood(db, chosen, query, now_ms)
     if not found.edges:

@@ -10,6 +10,7 @@ from shared.relations import RelationEdge
 from tests.conftest import NOW_MS, note, sync
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
+from worker.recall.together import EDGES_SQL
 
 
 def edge(target: str, type_: str, linked: bool = True, scope: str | None = None
@@ -111,3 +112,28 @@ async def test_explicit_search_ranks_by_standing_without_bundling(
                                            "Garden/Hose old.md"]
     stable, draft, old = result.hits
     assert (stable.standing, draft.standing, old.standing) == (1.03, 1.0, 0.92)
+
+
+class Recording:
+    """The real database, remembering the SQL of every batch (for the round-trip count)."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db, self.batches = db, []
+
+    def prepare(self, sql: str):
+        return self.db.prepare(sql)
+
+    async def batch(self, statements):
+        self.batches.append([s.sql for s in statements])
+        return await self.db.batch(statements)
+
+
+async def test_notes_without_relations_cost_no_extra_round_trip(
+        client: httpx.AsyncClient, db: SqliteDatabase) -> None:
+    await sync(client, OLD, NEW, *FILLER)
+    recording = Recording(db)
+    found = await gated(recording, "unrelated musings about tea and kettles", NOW_MS)
+    assert found.hits and not any(h.related for h in found.hits)
+    assert not any(EDGES_SQL in sqls for sqls in recording.batches)
+    found = await gated(recording, "Déjà Dup NAS versions", NOW_MS)
+    assert sum(EDGES_SQL in sqls for sqls in recording.batches) == 1
