@@ -31,11 +31,13 @@ class StandingWeights:
     ceiling: float
 
 
-# Seed 000's starting values (bench.standing measures each; README, "Standing"). One change,
-# measured: seed 000 ranks vault pages only, and its evidence −0.02 applied to past
-# conversations as well moved a near-tie from a chat answer to a note on mixed-vault's tune
-# split (hit@3 0.870 → 0.859, auto hit rate 0.761 → 0.750) and gained nothing; on the dev
-# set it changed nothing. Conversations stay evidence (labels, bundles) at 0.
+# Seed 000's starting values, each measured by bench.standing (README, "Notes that know
+# their standing": on mixed-vault's tune split each moves about one query either way; on
+# the dev set, which has no typed notes, none moves anything). One change, measured: seed
+# 000 ranks vault pages only, and its evidence −0.02 applied to past conversations too
+# cost a chat answer its injected slot on the tune split (hit@3 0.870 → 0.859, auto hit
+# rate 0.761 → 0.750) and gained nothing. Conversations stay evidence (labels, bundles)
+# with a delta of 0.
 STANDING = StandingWeights(identity=0.05, stable_canonical=0.03, evidence=-0.02,
                            conversation=0.0, deprecated=-0.08, feedback=0.02, floor=0.90,
                            ceiling=1.10)
