@@ -79,11 +79,15 @@ def system(db: SqliteDatabase, now_ms: int, v: Variant) -> System:
     return System(v.name, ranked, injected)
 
 
-def run(set_dir: Path, split: str = "all") -> dict[str, Any]:
+def run(set_dir: Path, split: str = "all", only: Sequence[str] | None = None
+        ) -> dict[str, Any]:
+    """Every variant (or those named in `only`, which must include none and design)."""
     queries = read_queries(set_dir, split)
     with loaded_set(set_dir) as loaded:
         runs = {}
         for v in variants():
+            if only is not None and v.name not in only:
+                continue
             built = system(loaded.db, loaded.now_ms, v)
             runs[v.name] = run_queries(queries, built.ranked, built.injected)
     return {"set": set_dir.resolve().name, "split": split,
