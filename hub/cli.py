@@ -4,6 +4,7 @@
                       [--dry-run] [--token T] [--json]
   mallory-hub watch   --vault DIR --url URL [--interval 900] [--poll 0] [--json]
   mallory-hub status  --vault DIR [--url URL]
+  mallory-hub lint    --vault DIR [--exclude GLOB] [--strict]
   mallory-hub service --vault DIR --url URL [--vault-name NAME] [--systemd|--launchd]
                       [--env-file FILE] [--output-dir DIR]
 
@@ -15,6 +16,10 @@ reads every file again and trusts only the Worker's manifest.
 
 Behind Cloudflare Access, also set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET (the
 hub's service token); they are sent on every request.
+
+`lint` checks every page's status, role and typed relations (hub/findings.py) and sends
+nothing; it exits 1 when it finds an error (with --strict, any finding). A sync prints
+the same findings for the pages it reads and never fails because of them.
 """
 
 from __future__ import annotations
@@ -31,12 +36,14 @@ from pathlib import Path
 import httpx
 
 from hub.client import HubError, WorkerClient
+from hub.findings import Finding, counts
 from hub.identity import read_vault_id
 from hub.progress import progress_bars
 from hub.report import Outcome, Status, write_human, write_json
 from hub.service import SCHEDULERS, ServiceSpec, default_env_file, instructions
 from hub.state import default_state_dir, load_state
 from hub.sync import Progress, Summary, Syncer
+from hub.vault_lint import lint_vault
 from hub.walk import walk_vault
 from shared.protocol import DEFAULT_SYNC_INTERVAL_S
 
@@ -54,6 +61,11 @@ def _syncer(vault: Path, client: WorkerClient, vault_name: str | None,
             progress: Progress | None) -> Syncer:
     return Syncer(vault, client, vault_name or vault.resolve().name,
                   state_dir or default_state_dir(vault), exclude, progress)
+
+
+def _print_findings(findings: list[Finding]) -> None:
+    for f in sorted(findings, key=lambda f: (f.path, f.code)):
+        print(f.line(), file=sys.stderr)
 
 
 def run_sync(vault: Path, url: str, token: str, vault_name: str | None,
@@ -186,6 +198,24 @@ def cmd_service(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lint(args: argparse.Namespace) -> int:
+    try:
+        report = lint_vault(Path(args.vault), tuple(args.exclude))
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for r in report.rejected:
+        print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+    _print_findings(report.findings)
+    errors, warnings = counts(report.findings)
+    print(f"{report.pages} page{'s' * (report.pages != 1)}: {errors} "
+          f"error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}, "
+          f"{len(report.rejected)} unreadable")
+    failed = errors or report.rejected or (args.strict and warnings)
+    return 1 if failed else 0
+
+
+
 def _sync_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", required=True, help="the Worker's base URL")
     p.add_argument("--vault-name", help="vault name for obsidian:// links "
@@ -203,8 +233,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_status = sub.add_parser("status", help="what the hub has pushed")
     p_service = sub.add_parser("service", help="print a systemd timer or launchd agent that "
                                "syncs every 15 minutes")
-    for p in (p_sync, p_watch, p_status, p_service):
+    p_lint = sub.add_parser("lint", help="check statuses, roles and typed relations; "
+                            "send nothing")
+    for p in (p_sync, p_watch, p_status, p_service, p_lint):
         p.add_argument("--vault", required=True, help="the Obsidian vault folder")
+    for p in (p_sync, p_watch, p_status):
         p.add_argument("--state-dir", help="where the hub keeps its state")
     for p in (p_sync, p_watch, p_service):
         _sync_options(p)
@@ -213,6 +246,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true",
                        help="print one JSON object per run (for cron and monitoring)")
     p_status.add_argument("--url", help="also ask the Worker's /status")
+    p_lint.add_argument("--exclude", action="append", default=[],
+                        help="glob of vault-relative paths to skip (repeatable)")
+    p_lint.add_argument("--strict", action="store_true",
+                        help="exit 1 on warnings too, not only on errors")
     p_sync.add_argument("--full", action="store_true",
                         help="reconcile with the Worker's manifest, deletes included")
     p_sync.add_argument("--dry-run", action="store_true", help="print what would be sent")
@@ -239,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_status(args)
     if args.command == "service":
         return cmd_service(args)
+    if args.command == "lint":
+        return cmd_lint(args)
     vault = Path(args.vault)
     state_dir = Path(args.state_dir) if args.state_dir else None
     token = args.token or os.environ.get("SYNC_TOKEN", "")

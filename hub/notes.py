@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from hub.knowledge import PageKnowledge, page_knowledge
 from hub.sections import sections_of
 from shared.limits import MAX_NOTE_BODY_BYTES, MAX_PROPERTIES_CHARS
 from shared.schemas import PATH_SEPARATOR, NoteUpsert, SectionSpan
@@ -36,6 +37,15 @@ _H1 = re.compile(r"\A\s*#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 class Rejection:
     path: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A page as the hub sends it, and its knowledge metadata as read before the rest of
+    the vault is known (its relations are resolved by hub/lint.py)."""
+
+    note: NoteUpsert
+    knowledge: PageKnowledge
 
 
 def content_hash(raw: bytes) -> str:
@@ -110,8 +120,9 @@ def note_date(name: str, frontmatter: dict[str, Any], mtime_ms: int) -> int:
 
 
 # Frontmatter keys with a column of their own, or that only style or publish a page.
-_OWN_KEYS = {"title", "tags", "tag", "aliases", "alias", "type", "status", "date", "updated",
-             "modified", "created", "cssclass", "cssclasses", "publish", "permalink"}
+_OWN_KEYS = {"title", "tags", "tag", "aliases", "alias", "type", "status", "role", "relations",
+             "date", "updated", "modified", "created", "cssclass", "cssclasses", "publish",
+             "permalink"}
 
 
 def _flatten(value: Any) -> list[Any]:
@@ -157,6 +168,12 @@ def section_spans(body: str) -> tuple[list[SectionSpan], list[str]]:
 
 
 def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejection:
+    """Parse one vault page (its relations unresolved); never raises."""
+    parsed = parse_page(rel_path, raw, mtime_ms)
+    return parsed.note if isinstance(parsed, Parsed) else parsed
+
+
+def parse_page(rel_path: str, raw: bytes, mtime_ms: int) -> Parsed | Rejection:
     """Parse one vault page; never raises."""
     if len(raw) > MAX_FILE_BYTES:
         return Rejection(rel_path, f"file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
@@ -177,17 +194,18 @@ def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejecti
     aliases = _strings(frontmatter.get("aliases", frontmatter.get("alias")))
     if isinstance(frontmatter.get("aliases"), str):  # one alias may contain spaces
         aliases = [frontmatter["aliases"].strip()]
+    knowledge = page_knowledge(rel_path, frontmatter, body)
     try:
         sections, warnings = section_spans(body)
         note = NoteUpsert(
             path=rel_path, title=_title(frontmatter, body, stem), aliases=aliases, tags=tags,
             type=str(frontmatter["type"]) if frontmatter.get("type") is not None else None,
-            status=str(frontmatter["status"]) if frontmatter.get("status") is not None else None,
+            status=knowledge.status, role=knowledge.role,
             properties=properties_text(frontmatter), body=body, mtime=mtime_ms,
             note_date=note_date(stem, frontmatter, mtime_ms),
             content_hash=content_hash(raw), sections=sections)
         note.warnings.extend(warnings)
-        return note
+        return Parsed(note, knowledge)
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
                             for e in exc.errors(include_url=False))

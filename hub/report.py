@@ -18,6 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TextIO
 
+from hub.findings import counts
 from hub.sync import Summary
 
 
@@ -76,6 +77,8 @@ def write_human(outcome: Outcome, out: TextIO, err: TextIO) -> None:
         print(f"rejected {r.path}: {r.reason}", file=err)
     for w in s.warnings:
         print(f"warning {w.path}: {w.reason} (sent anyway)", file=err)
+    for f in sorted(s.findings, key=lambda f: (f.path, f.code)):
+        print(f.line(), file=err)
     if outcome.dry_run and s.plan:
         for u in s.plan.upserts:
             print(f"would upsert {u.path} ({len(u.body)} chars, hash {u.content_hash[:10]})",
@@ -89,7 +92,9 @@ def write_human(outcome: Outcome, out: TextIO, err: TextIO) -> None:
 def _problems(summary: Summary) -> list[dict[str, str]]:
     return ([{"kind": "rejected", "path": r.path, "reason": r.reason} for r in summary.rejected]
             + [{"kind": "warning", "path": w.path, "reason": w.reason}
-               for w in summary.warnings])
+               for w in summary.warnings]
+            + [{"kind": f"lint {f.level}", "path": f.path, "reason": f.message}
+               for f in sorted(summary.findings, key=lambda f: (f.path, f.code))])
 
 
 def json_report(outcome: Outcome) -> dict[str, Any]:
@@ -101,7 +106,9 @@ def json_report(outcome: Outcome) -> dict[str, Any]:
         "vault": {"name": s.vault_name, "id": s.vault_id, "path": str(outcome.vault)},
         "url": outcome.url, "dry_run": outcome.dry_run, "full": outcome.full,
         "sent": s.sent, "deleted": s.deleted, "unchanged": s.unchanged,
-        "rejected": len(s.rejected), "warnings": len(s.warnings), "stale": s.stale,
+        "rejected": len(s.rejected), "warnings": len(s.warnings),
+        "lint": dict(zip(("errors", "warnings"), counts(s.findings), strict=True)),
+        "stale": s.stale,
         "changing": s.changing, "batches": s.batches, "reconciled": s.reconciled,
         "duration_s": round(s.elapsed_s, 3), "error": outcome.error,
         "problems": _problems(s),

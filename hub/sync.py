@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub.client import BatchRejected, BatchTooLarge, Contact, WorkerClient
+from hub.findings import Finding, counts
 from hub.identity import ensure_vault_id, read_vault_id
+from hub.lint import Resolved
 from hub.notes import Rejection
 from hub.plan import BATCH_ITEMS, Batch, Plan, Reader, Run, batch_id, make_batches, plan_changes
 from hub.reading import read_page
@@ -47,6 +49,7 @@ class Summary:
     batches: int = 0
     rejected: list[Rejection] = field(default_factory=list)
     warnings: list[Rejection] = field(default_factory=list)  # sent, but not split cleanly
+    findings: list[Finding] = field(default_factory=list)  # lint of the pages read
     changing: int = 0  # files that changed while being read (the next run sends them)
     reconciled: str | None = None  # why the state was rebuilt from the manifest
     elapsed_s: float = 0.0
@@ -66,6 +69,10 @@ class Summary:
             notes.append(f"{self.stale} superseded on the Worker by a later run")
         if self.reconciled:
             notes.append(f"reconciled with the Worker: {self.reconciled}")
+        if self.findings:
+            errors, warnings = counts(self.findings)
+            notes.append(f"lint: {errors} error{'s' * (errors != 1)}, {warnings} "
+                         f"warning{'s' * (warnings != 1)}")
         return (f"{self.counts()}, elapsed {self.elapsed_s:.1f}s"
                 + "".join(f" ({n})" for n in notes))
 
@@ -100,6 +107,7 @@ class Syncer:
         self.state_dir, self.exclude, self.progress = state_dir, tuple(exclude), progress
         self.batch_items, self.read = batch_items, read
         self._reads: dict = {}
+        self._resolved: dict[str, Resolved] = {}
         # What the run has done so far: a run that fails part way reports it (hub/report.py).
         self.summary = Summary(vault_name=vault_name)
 
@@ -110,13 +118,14 @@ class Syncer:
     def _plan(self, state: State) -> Plan:
         plan = plan_changes(self.vault, walk_vault(self.vault, self.exclude), state, _now_ms(),
                             self.read, lambda done, total: self._tell(READING, done, total))
-        self._reads = plan.reads
+        self._reads, self._resolved = plan.reads, plan.resolved
         return plan
 
     def _summary(self, plan: Plan, vault_id: str | None) -> Summary:
         self.summary = Summary(unchanged=plan.unchanged, rejected=list(plan.rejected),
-                               warnings=list(plan.warnings), changing=len(plan.changing),
-                               plan=plan, vault_name=self.vault_name, vault_id=vault_id)
+                               warnings=list(plan.warnings), findings=list(plan.findings),
+                               changing=len(plan.changing), plan=plan,
+                               vault_name=self.vault_name, vault_id=vault_id)
         return self.summary
 
     def dry_run(self, full: bool = False) -> Summary:
@@ -169,10 +178,12 @@ class Syncer:
     def _record(self, state: State, path: str) -> None:
         """The Worker holds what was read of `path`: record its hash with the stat the file
         had when read (never a later stat, which could belong to a newer version)."""
-        page = self._reads[path]
+        page, resolved = self._reads[path], self._resolved.get(path, Resolved())
         state.notes[path] = Entry(hash=page.note.content_hash, mtime_ns=page.mtime_ns,
                                   size=page.size, pushed_at=_now_ms(), read_ns=page.read_ns,
-                                  parser=PARSER_VERSION)
+                                  parser=PARSER_VERSION,
+                                  relations=[[r.target, r.type] for r in resolved.relations],
+                                  missing=list(resolved.missing))
 
     def _send(self, batch: Batch, run: Run, state: State, summary: Summary) -> None:
         try:

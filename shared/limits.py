@@ -19,6 +19,12 @@ MAX_PROPERTIES_CHARS = 8_000
 MAX_HEADING_CHARS = 200
 MAX_HEADING_PATH_CHARS = 1_300  # six levels of headings
 MAX_SECTIONS = 1_000
+# Typed relations of a note (frontmatter `relations:`): how many a note may declare, and
+# the longest type name and `applies_under` scope. A note linking 200 pages by type is
+# already a map of content, not a claim.
+MAX_RELATIONS = 200
+MAX_RELATION_TYPE_CHARS = 40
+MAX_RELATION_SCOPE_CHARS = 300
 
 # One sync request. Each item costs 2 statements in the D1 batch (upsert and clear its
 # tombstone, or delete and write one), plus at most 6 per batch (record, touch the vault,

@@ -20,6 +20,7 @@ from pydantic import (
 
 from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
 from shared.jsonlimits import loads_bounded
+from shared.knowledge import KnowledgeRole
 from shared.limits import (
     MAX_ALIASES,
     MAX_BATCH_ITEMS,
@@ -31,12 +32,14 @@ from shared.limits import (
     MAX_NOTE_BODY_BYTES,
     MAX_PATH_CHARS,
     MAX_PROPERTIES_CHARS,
+    MAX_RELATIONS,
     MAX_SECTIONS,
     MAX_SYNC_BODY_BYTES,
     MAX_TAGS,
     MAX_TITLE_CHARS,
 )
 from shared.protocol import MAX_CLOCK_SKEW_MS
+from shared.relations import RelationEdge
 from shared.units import MAX_SAFE_INTEGER, MS_PER_DAY
 
 # Strict: JSON `true` is not 1 and 1.5e12 is not a whole number of milliseconds.
@@ -129,7 +132,10 @@ class NoteUpsert(Strict):
     tags: list[Annotated[str, Field(max_length=200)]] = Field(
         default_factory=list, max_length=MAX_TAGS)
     type: str | None = Field(default=None, max_length=200)
+    # Stored as shared.knowledge.normal_status makes it (an unknown status: none).
     status: str | None = Field(default=None, max_length=200)
+    # Frontmatter `role:` (hub schema 3); none: the type decides (shared.knowledge).
+    role: KnowledgeRole | None = None
     properties: str = Field(default="", max_length=MAX_PROPERTIES_CHARS)
     body: str
     mtime: Millis
@@ -138,6 +144,8 @@ class NoteUpsert(Strict):
     # The body's sections (hub schema 2); empty: the Worker indexes the body as one
     # section. Offsets are in characters (code points), as Python and SQLite count them.
     sections: list[SectionSpan] = Field(default_factory=list, max_length=MAX_SECTIONS)
+    # Typed relations (hub schema 3, shared/relations.py); an older hub sends none.
+    relations: list[RelationEdge] = Field(default_factory=list, max_length=MAX_RELATIONS)
     # What the hub could not split cleanly (reported, never sent).
     _warnings: list[str] = PrivateAttr(default_factory=list)
 
@@ -151,6 +159,22 @@ class NoteUpsert(Strict):
             if not span.s < span.e <= len(self.body):
                 raise ValueError(f"sections[{i}] spans [{span.s}, {span.e}) but the body "
                                  f"holds {len(self.body)} characters")
+        return self
+
+    @model_validator(mode="after")
+    def _relations_name_other_pages(self) -> NoteUpsert:
+        seen: dict[tuple[str, str], int] = {}
+        for i, rel in enumerate(self.relations):
+            try:
+                check_vault_path(rel.target)
+            except ValueError as exc:
+                raise ValueError(f"relations[{i}].target: {exc}") from None
+            if rel.target == self.path:
+                raise ValueError(f"relations[{i}] names the note itself")
+            if (rel.target, rel.type) in seen:
+                raise ValueError(f"relations[{i}] repeats relations[{seen[rel.target, rel.type]}]"
+                                 f" ({rel.type} {rel.target})")
+            seen[rel.target, rel.type] = i
         return self
 
     @field_validator("body")

@@ -27,6 +27,8 @@ class SearchHit(BaseModel):
     vault: str | None = None  # notes: the vault's name
     heading: str | None = None  # notes: the heading of the section that matched
     conversation_id: str | None = None  # messages: their conversation
+    # notes: a status worth noticing ("draft", "deprecated", "stale"; shared/labels.py)
+    standing: str | None = None
 
 
 class Source(BaseModel):
@@ -38,6 +40,10 @@ class Source(BaseModel):
     label: str  # a section hit: "Note › Heading"
     snippet: str
     href: str
+    # Its standing, when there is something to notice: "draft", "deprecated — superseded
+    # by [2]", "stable — contradicts [1]" (shared/labels.py). Absent in answers stored
+    # before issue 15.
+    standing: str | None = None
 
 
 # The responses of every route, as worker/views.py renders them. They document the API

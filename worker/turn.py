@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from shared.bundles import with_partners
 from shared.errors import UpstreamError
 from shared.recall_block import Injected
 from shared.recall_policy import AUTOMATIC
@@ -60,9 +61,11 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
     answer, cited = guard_citations(answer, sources)
     if not answer:
         raise UpstreamError("the model returned an empty answer; try again")
+    shown = with_partners((s.n for s in cited), recall.injected)
+    footer = [s for s in sources if s.n in shown]
     answered_at, answer_id = max(runtime.now_ms(), now + 1), chats.new_id()
     assistant = await chats.append_message(
-        db, conversation_id, "assistant", answer, answered_at, sources=cited,
+        db, conversation_id, "assistant", answer, answered_at, sources=footer,
         message_id=answer_id, after=citations.record_statements(
             db, answer_id, cited_notes(recall.injected, cited), answered_at))
     schedule_indexing(runtime, ("messages",))

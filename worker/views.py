@@ -9,6 +9,7 @@ from re import Pattern
 from typing import Any
 
 from shared.candidate import Candidate
+from shared.labels import standing_label
 from shared.matching import highlighter
 from shared.protocol import STALE_AFTER_INTERVALS
 from shared.recall_block import Injected
@@ -144,7 +145,8 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
                      score=round(cand.score, 6), relevance=round(cand.relevance, 6),
                      reasons=_reasons(cand, marks, len(spans), now_ms), vault=cand.vault,
                      heading=cand.heading or None,
-                     conversation_id=cand.conversation_id)
+                     conversation_id=cand.conversation_id,
+                     standing=standing_label(cand) or None)
 
 
 def search_json(result: ExplicitResult, now_ms: int) -> dict[str, Any]:
@@ -158,4 +160,5 @@ def search_json(result: ExplicitResult, now_ms: int) -> dict[str, Any]:
 def source(injected: Injected) -> Source:
     cand = injected.candidate
     return Source(n=injected.n, kind=cand.kind, id=cand.id, label=cand.label,
-                  snippet=injected.excerpt, href=cand.href)
+                  snippet=injected.excerpt, href=cand.href,
+                  standing=injected.standing or None)

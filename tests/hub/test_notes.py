@@ -25,13 +25,13 @@ def parse(text: str | bytes, path: str = "Folder/Note.md") -> NoteUpsert | Rejec
 
 def test_frontmatter_fields_and_body_tags() -> None:
     result = parse("---\ntitle: Trip plan\ntags: [travel, 'japan/kyoto']\naliases:\n  - Kyoto"
-                   "\n  - 京都\ntype: project\nstatus: active\n---\nPack light. #packing and "
+                   "\n  - 京都\ntype: project\nstatus: Stable\n---\nPack light. #packing and "
                    "#travel but not `#code` nor http://x.y/#anchor\n```\n#include <x>\n```\n")
     assert isinstance(result, NoteUpsert)
     assert result.title == "Trip plan"
     assert result.tags == ["travel", "japan/kyoto", "packing"]
     assert result.aliases == ["Kyoto", "京都"]
-    assert (result.type, result.status) == ("project", "active")
+    assert (result.type, result.status) == ("project", "stable")
     assert result.body.startswith("Pack light.")
     assert len(result.content_hash) == 64
 

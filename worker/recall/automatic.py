@@ -18,9 +18,11 @@ from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
 from shared.recall_policy import AUTOMATIC, RecallPolicy, cosine_bar, names_only, select
 from shared.snippets import snip
 from shared.sources import strip_citations
+from shared.standing import stand
 from worker.db import Database
 from worker.recall.filters import Filters
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
+from worker.recall.together import with_competitors
 from worker.semantic.semantics import Semantics
 from worker.store import chats
 
@@ -63,14 +65,16 @@ async def candidates(db: Database, text: str, now_ms: int, *,
                       exclude_recent_turns=policy.exclude_recent_turns,
                       query_text_is_indexed=text_is_stored)
     found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    return replace(found, candidates=with_terms(found.candidates, found.query.terms)), act
+    scored = stand(with_terms(found.candidates, found.query.terms), query, policy.standing)
+    return replace(found, candidates=scored), act
 
 
 async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str, ...] = (),
                 conversation_id: str | None = None, text_is_stored: bool = False,
                 policy: RecallPolicy = AUTOMATIC, semantics: Semantics | None = None,
                 mode: RetrievalMode = RetrievalMode.LEXICAL) -> Gated:
-    """What automatic recall would inject for `text` (no hits when none is reliable)."""
+    """What automatic recall would inject for `text` (no hits when none is reliable): the
+    gate's hits, with the notes their conflict relations reach beside them."""
     found, act = await candidates(db, text, now_ms, exclude_ids=exclude_ids,
                                   conversation_id=conversation_id,
                                   text_is_stored=text_is_stored, policy=policy,
@@ -86,7 +90,8 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
     lexical_decides = found.exact or named
     bar = (cosine_bar(semantics.embedder.model) if semantics is not None and not
            lexical_decides and found.mode is not RetrievalMode.LEXICAL else None)
-    hits = select(found.candidates, policy, bar=bar)
+    hits = await with_competitors(db, select(found.candidates, policy, bar=bar),
+                                  found.candidates, found.query, policy, now_ms)
     return Gated(query=found.query, hits=hits, mode=found.mode, fallback=found.fallback)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from shared.candidate import Candidate, Kind
+from shared.knowledge import MESSAGE_ROLE, normal_status, role_of
 from shared.matching import matched_terms
 from shared.query import Term
 from shared.schemas import PATH_SEPARATOR
@@ -59,15 +60,22 @@ NOTE_COLUMNS: Mapping[str, float] = {
 MESSAGE_COLUMNS: Mapping[str, float] = {"question": 1.0, "answer": 1.0}
 
 
-def _weights(columns: Mapping[str, float]) -> str:
+def weights_sql(columns: Mapping[str, float]) -> str:
     return ", ".join(f"{w:.3f}" for w in columns.values())
 
 
 # A note section's row, as every query that yields one selects it (here and in
 # worker/semantic/units.py), over note_sections s, vault_notes n and vaults v.
+# `related`: the note declares an effective relation or is the target of one (two index
+# lookups, migrations/0006), so automatic recall reads relations only for notes that have
+# some and a vault without relations pays no extra round trip.
 NOTE_ROW_SELECT = f"""SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
-       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, s.ord, s.heading,
-       s.heading_path, s.unit_id, substr(s.body, 1, {TEXT_CHARS}) AS text"""
+       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
+       n.role, s.ord, s.heading, s.heading_path, s.unit_id,
+       substr(s.body, 1, {TEXT_CHARS}) AS text,
+       (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
+        OR EXISTS (SELECT 1 FROM note_relations AS r
+                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related"""
 
 
 def notes_search_sql(columns: Mapping[str, float]) -> str:
@@ -80,7 +88,7 @@ def notes_search_sql(columns: Mapping[str, float]) -> str:
     (bench.latency); shared.snippets cuts snippets for the final hits."""
     return f"""
 WITH ranked AS (
-    SELECT rowid AS rid, bm25(note_sections_fts, {_weights(columns)}) AS bm25
+    SELECT rowid AS rid, bm25(note_sections_fts, {weights_sql(columns)}) AS bm25
     FROM note_sections_fts WHERE note_sections_fts MATCH ?1
       AND (?3 IS NULL OR rowid IN (
             SELECT s.rid FROM note_sections AS s
@@ -104,7 +112,7 @@ def messages_search_sql(columns: Mapping[str, float]) -> str:
     deleted or changed) has no unit: worker/store/units.py takes it out of the index."""
     return f"""
 WITH ranked AS (
-    SELECT rowid AS rid, bm25(conversation_units_fts, {_weights(columns)}) AS bm25
+    SELECT rowid AS rid, bm25(conversation_units_fts, {weights_sql(columns)}) AS bm25
     FROM conversation_units_fts WHERE conversation_units_fts MATCH ?1
     ORDER BY bm25 LIMIT ?2
 )
@@ -150,7 +158,9 @@ def _note(row: Row, s: Scoring) -> Candidate:
         fields=(("title", title), ("file name", str(row["name"])),
                 ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
                 ("properties", str(row["properties"])),
-                ("heading", str(row["heading_path"] or ""))))
+                ("heading", str(row["heading_path"] or ""))),
+        knowledge_role=role_of(row["note_type"], row["role"]),
+        status=normal_status(row["status"]), related=bool(row["related"]))
 
 
 def _unit(row: Row, s: Scoring) -> Candidate:
@@ -170,7 +180,8 @@ def _unit(row: Row, s: Scoring) -> Candidate:
         conversation_id=str(row["conversation_id"]), role="assistant" if on_answer else "user",
         reply=None if on_answer else (answer or None),
         asked=(question or None) if on_answer else None,
-        covers=(focus, str(other)) if other else (focus,), unit=str(row["id"]))
+        covers=(focus, str(other)) if other else (focus,), unit=str(row["id"]),
+        knowledge_role=MESSAGE_ROLE)
 
 
 def _note_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:

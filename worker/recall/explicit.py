@@ -9,6 +9,7 @@ from shared.candidate import Candidate
 from shared.matching import with_terms
 from shared.query import Mode, SearchQuery, Term, build_query
 from shared.recall_policy import EXPLICIT, RecallPolicy, select
+from shared.standing import stand
 from worker.db import Database
 from worker.recall.filters import Filters, SourceFilter
 from worker.recall.modes import RetrievalMode, retrieve
@@ -33,7 +34,8 @@ async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter =
     query = build_query(text, Mode.EXPLICIT)
     filters = Filters(source=source, vault=vault, limit=limit)
     found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    hits = with_terms(select(found.candidates, policy, limit), found.query.terms)
+    scored = stand(found.candidates, query, policy.standing)
+    hits = with_terms(select(scored, policy, limit), found.query.terms)
     return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
                           corrections=found.corrections, mode=found.mode,
                           fallback=found.fallback)

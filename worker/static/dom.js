@@ -98,3 +98,11 @@ export function isTyping(target) {
   if (!(target instanceof Element)) return false;
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
 }
+
+// A note's standing as the server words it ("draft", "deprecated — superseded by [2]"):
+// a quiet badge, warm when the note is deprecated or stale. The first word is the status
+// when there is one, else a relation ("contradicts [1]").
+export function standingBadge(text) {
+  if (typeof text !== "string" || !text) return null;
+  return el("span", { className: "standing", "data-standing": text.split(/\s/)[0], text });
+}

@@ -1,7 +1,7 @@
 // Rendering a message with its [n] citations and quiet Sources footer, and what the tab
 // remembers about messages: the snippet a link showed, and which ids were forgotten here.
 
-import { el, formatTime, icon, messageIdOf, safeHref } from "./dom.js";
+import { el, formatTime, icon, messageIdOf, safeHref, standingBadge } from "./dom.js";
 
 const SNIPPETS_KEY = "mallory.sourceSnippets";
 const FORGOTTEN_KEY = "mallory.forgotten";
@@ -61,7 +61,7 @@ function renderSources(message) {
       : el("span", { text: source.label });
     list.append(el("li", { id: sourceAnchor(message.id, source.n), value: String(source.n) },
       el("span", { className: "kind", text: kind === "note" ? "Note" : "Chat" }), label,
-      el("span", { className: "snippet", text: source.snippet })));
+      standingBadge(source.standing), el("span", { className: "snippet", text: source.snippet })));
   }
   return el("footer", { className: "sources", "data-sources": "" },
     el("h4", { text: "Sources" }), list);

@@ -22,8 +22,12 @@ WITH ranked AS (
     ORDER BY bm25 LIMIT ?2
 )
 SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
-       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, s.ord, s.heading,
-       s.heading_path, s.unit_id, substr(s.body, 1, 8000) AS text, ranked.bm25
+       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
+       n.role, s.ord, s.heading, s.heading_path, s.unit_id,
+       substr(s.body, 1, 8000) AS text,
+       (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
+        OR EXISTS (SELECT 1 FROM note_relations AS r
+                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related, ranked.bm25
 FROM ranked
 JOIN note_sections AS s ON s.rid = ranked.rid
 JOIN vault_notes AS n ON n.rid = s.note_rid

@@ -67,7 +67,7 @@ async def test_request_carries_exactly_the_injected_hits_and_the_rules(
     assert assistant["sources"] == [{
         "n": 1, "kind": "note", "id": "Recipes/Sourdough.md", "label": "Sourdough bread",
         "snippet": assistant["sources"][0]["snippet"],
-        "href": "obsidian://open?vault=Life&file=Recipes%2FSourdough"}]
+        "href": "obsidian://open?vault=Life&file=Recipes%2FSourdough", "standing": None}]
 
 
 async def test_hostile_note_text_stays_inside_the_envelope(client: httpx.AsyncClient,
