@@ -237,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "send nothing")
     for p in (p_sync, p_watch, p_status, p_service, p_lint):
         p.add_argument("--vault", required=True, help="the Obsidian vault folder")
-    for p in (p_sync, p_watch, p_status):
+    for p in (p_sync, p_watch, p_status, p_service):
         p.add_argument("--state-dir", help="where the hub keeps its state")
     for p in (p_sync, p_watch, p_service):
         _sync_options(p)

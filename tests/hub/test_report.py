@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+
 from pathlib import Path
 
 from rich.console import Console
 
+from hub.findings import Finding
 from hub.notes import Rejection
 from hub.progress import MIN_ITEMS, Bars, progress_bars
 from hub.report import Outcome, Status, json_report, write_human, write_json
@@ -60,9 +62,21 @@ def test_json_is_one_line_with_counts_problems_and_exit_status() -> None:
         "vault": {"name": "Notes", "id": "22222222-2222-4222-8222-222222222222",
                   "path": "/v/Notes"},
         "url": URL, "dry_run": False, "full": True, "sent": 3, "deleted": 1, "unchanged": 5,
-        "rejected": 1, "warnings": 0, "stale": 2, "changing": 0, "batches": 1,
-        "reconciled": "--full", "duration_s": 0.25, "error": None,
+        "rejected": 1, "warnings": 0, "lint": {"errors": 0, "warnings": 0}, "stale": 2,
+        "changing": 0, "batches": 1, "reconciled": "--full", "duration_s": 0.25,
+        "error": None,
         "problems": [{"kind": "rejected", "path": "Bad.md", "reason": "not UTF-8"}]}
+
+
+def test_json_counts_and_lists_lint_findings() -> None:
+    found = [Finding("A.md", "relation_missing_target", "relation target [[Nope]] does not exist"),
+             Finding("B.md", "unknown_status", "status 'active' is not one of …")]
+    report = json_report(Outcome.finished(summary(findings=found), VAULT, URL))
+    levels = [f.level for f in found]
+    assert report["lint"] == {"errors": levels.count("error"),
+                              "warnings": levels.count("warning")}
+    assert [p["path"] for p in report["problems"]] == ["A.md", "B.md"]
+    assert all(p["kind"].startswith("lint ") for p in report["problems"])
 
 
 def test_interrupted_is_exit_130() -> None:
