@@ -36,6 +36,7 @@ from shared.limits import (
     MAX_TAGS,
     MAX_TITLE_CHARS,
 )
+from shared.note_dates import MAX_NOTE_DATES, parse_day
 from shared.protocol import MAX_CLOCK_SKEW_MS
 from shared.units import MAX_SAFE_INTEGER, MS_PER_DAY
 
@@ -73,6 +74,14 @@ def check_vault_path(path: str) -> str:
 
 
 VaultPath = Annotated[str, AfterValidator(check_vault_path)]
+
+
+def check_day(value: str) -> str:
+    parse_day(value)  # ValueError: not YYYY-MM-DD, or no such day
+    return value
+
+
+IsoDay = Annotated[str, Field(strict=True, max_length=10), AfterValidator(check_day)]
 
 
 def check_vault_id(value: str) -> str:
@@ -138,6 +147,11 @@ class NoteUpsert(Strict):
     # The body's sections (hub schema 2); empty: the Worker indexes the body as one
     # section. Offsets are in characters (code points), as Python and SQLite count them.
     sections: list[SectionSpan] = Field(default_factory=list, max_length=MAX_SECTIONS)
+    # Dates the note's frontmatter states (`date`, `created`, `updated`, `modified`;
+    # shared/note_dates.py): days of the owner's calendar ("YYYY-MM-DD", for dates with no
+    # time zone) and instants (UTC ms). A date in the file name the Worker reads itself.
+    days: list[IsoDay] = Field(default_factory=list, max_length=MAX_NOTE_DATES)
+    times: list[Millis] = Field(default_factory=list, max_length=MAX_NOTE_DATES)
     # What the hub could not split cleanly (reported, never sent).
     _warnings: list[str] = PrivateAttr(default_factory=list)
 

@@ -228,3 +228,24 @@ async def test_forgetting_fires_the_fts_triggers_through_the_cascade(port: Datab
     assert (await port.prepare(match).bind("okapi").all()).results == []
     stats = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
     assert stats == {"docs": 0}
+
+
+async def note_dates(db: Database, path: str) -> list[tuple[int | None, int | None]]:
+    rows = (await db.prepare(
+        "SELECT d.day, d.at FROM note_dates d JOIN vault_notes n ON n.rid = d.note_rid"
+        " WHERE n.path = ? ORDER BY d.day, d.at").bind(path).all()).results
+    return [(r["day"], r["at"]) for r in rows]
+
+
+async def test_note_dates_follow_upserts_edits_and_deletes(port: Database) -> None:
+    first = note("Daily/2026-10-02.md", "the aardvark digs", mtime=NOW_MS - 10)
+    await apply(port, "1", first)
+    assert await note_dates(port, "Daily/2026-10-02.md") == [(20_728, None)]
+    edited = note("Daily/2026-10-02.md", "the badger digs", mtime=NOW_MS)
+    edited = edited.model_copy(update={"days": ["2026-03-14"], "times": [NOW_MS - 5]})
+    await apply(port, "2", edited)
+    assert await note_dates(port, "Daily/2026-10-02.md") == [
+        (None, NOW_MS - 5), (20_526, None), (20_728, None)]
+    await apply(port, "3", deletes=[{"path": "Daily/2026-10-02.md", "deleted_at": NOW_MS + 1}])
+    left = (await port.prepare("SELECT count(*) AS n FROM note_dates").first())
+    assert left is not None and left["n"] == 0
