@@ -324,6 +324,18 @@ class ChatRequest(Strict):
                                   f"{MAX_CONTEXT_BYTES} bytes")
         return v
 
+    def client_time_zone(self) -> str | None:
+        """The IANA time zone the client says it is in (`context.timezone`, as the web
+        client sends it; a context stored as a JSON string counts too), if any."""
+        context = self.context
+        if isinstance(context, str):
+            try:
+                context = json.loads(context)
+            except ValueError:
+                return None
+        zone = context.get("timezone") if isinstance(context, dict) else None
+        return zone if isinstance(zone, str) else None
+
     def raw_context(self) -> str | None:
         """The context exactly as stored: a string as given, anything else as JSON."""
         return None if self.context is None else _raw(self.context)

@@ -17,6 +17,7 @@ from shared.units import MS_PER_DAY, MS_PER_SECOND
 from shared.wire import SearchHit, Source
 from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
+from worker.recall.timeframe import TimeScope
 from worker.store.chats import Forgotten, Message
 from worker.store.vaults import Contact, Vault
 
@@ -145,12 +146,28 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
                      conversation_id=cand.conversation_id)
 
 
+def time_json(scope: TimeScope | None) -> dict[str, Any] | None:
+    """The time a query named: its words, its days in the owner's zone, and whether recall
+    kept to them (`applied` is false when nothing dated then was found)."""
+    if scope is None:
+        return None
+    span = scope.window.span
+    return {"expression": span.expression, "from": span.start.isoformat(),
+            "to": span.end.isoformat(), "timezone": scope.zone.name,
+            "timezone_fallback": scope.zone.fallback, "applied": scope.applied}
+
+
 def search_json(result: ExplicitResult, now_ms: int) -> dict[str, Any]:
     marks = highlighter(result.searched_terms)
+    dated = time_json(result.time) if result.time and result.time.applied else None
+    hits = [search_hit(h, marks, now_ms) for h in result.hits]
+    if dated:
+        for hit in hits:
+            hit.reasons.append(f"dated {dated['expression']}")
     return {"query": result.query.text, "terms": [t.fts for t in result.query.terms],
             "corrections": dict(result.corrections), "mode": result.mode.value,
-            "fallback": result.fallback,
-            "hits": [search_hit(h, marks, now_ms).model_dump() for h in result.hits]}
+            "fallback": result.fallback, "time": time_json(result.time),
+            "hits": [h.model_dump() for h in hits]}
 
 
 def source(injected: Injected) -> Source:
