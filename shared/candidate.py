@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from shared.feedback import feedback_multiplier
+
 Kind = Literal["note", "message"]
 Role = Literal["user", "assistant"]
 
@@ -49,11 +51,13 @@ class Candidate:
     vector_rank: int | None = None  # 1-based rank in the vector list, if in it
     fused: float | None = None  # reciprocal-rank fusion of the lists (shared.fusion)
     rerank: float | None = None  # a cross-encoder's score, when one reranked the list
+    # The owner's feedback on this document: a delta within ±0.02 (shared/feedback.py).
+    feedback: float = 0.0
 
     @property
     def score(self) -> float:
         """What lists are ordered by: the reranker's, else the fused, else the lexical
-        relevance, times recency."""
+        relevance, times recency, times the owner's feedback."""
         base = self.rerank if self.rerank is not None else (
             self.fused if self.fused is not None else self.relevance)
-        return base * self.boost
+        return base * self.boost * feedback_multiplier(self.feedback)

@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
+from shared.feedback import Judgment
 from shared.jsonlimits import loads_bounded
 from shared.limits import (
     MAX_ALIASES,
@@ -32,6 +33,7 @@ from shared.limits import (
     MAX_PATH_CHARS,
     MAX_PROPERTIES_CHARS,
     MAX_SECTIONS,
+    MAX_SOURCE_NUMBER,
     MAX_SYNC_BODY_BYTES,
     MAX_TAGS,
     MAX_TITLE_CHARS,
@@ -361,3 +363,12 @@ class RenameRequest(Strict):
         if _CONTROL.search(v):
             raise ValueError("title must be one line without control characters")
         return v
+
+
+class FeedbackRequest(Strict):
+    """POST /api/feedback (DESIGN.md §7): the owner's judgment of source [n] of one of
+    Mallory's answers."""
+
+    message_id: str = Field(min_length=1, max_length=100)
+    n: int = Field(strict=True, ge=1, le=MAX_SOURCE_NUMBER)
+    judgment: Judgment

@@ -19,6 +19,7 @@ from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
 from worker.recall.timeframe import TimeScope
 from worker.store.chats import Forgotten, Message
+from worker.store.feedback import Recorded
 from worker.store.vaults import Contact, Vault
 
 # A hit at least this recent (its recency multiplier, shared.ranking) says so in reasons.
@@ -168,6 +169,14 @@ def search_json(result: ExplicitResult, now_ms: int) -> dict[str, Any]:
             "corrections": dict(result.corrections), "mode": result.mode.value,
             "fallback": result.fallback, "time": time_json(result.time),
             "hits": [h.model_dump() for h in hits]}
+
+
+def feedback_json(recorded: Recorded) -> dict[str, Any]:
+    source = recorded.source
+    return {"message_id": recorded.message_id, "n": recorded.n,
+            "judgment": recorded.judgment,
+            "source": {"kind": source.kind, "id": source.id, "label": source.label},
+            "recorded_at": iso(recorded.created_at)}
 
 
 def source(injected: Injected) -> Source:

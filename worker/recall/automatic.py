@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from shared.candidate import Candidate
 from shared.dialogue import dialogue_act
 from shared.errors import QueryTooLong
+from shared.feedback import query_hash
 from shared.matching import with_terms
 from shared.owner_time import UTC_ZONE, Zone
 from shared.query import Mode, SearchQuery, build_query
@@ -20,6 +21,7 @@ from shared.recall_policy import AUTOMATIC, RecallPolicy, select
 from shared.snippets import snip
 from shared.sources import strip_citations
 from worker.db import Database
+from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
 from worker.recall.timeframe import TimeScope, scope_of, within
@@ -63,7 +65,8 @@ async def candidates(db: Database, text: str, now_ms: int, *,
     """Everything automatic recall retrieved for `text`, before the gate, with the
     message's dialogue act (nothing is retrieved for a social or meta message).
     `text_is_stored`: the text is already a stored message (the chat path). `scope`: only
-    within this time (worker/recall/timeframe.py)."""
+    within this time (worker/recall/timeframe.py). The owner's feedback reorders them, and
+    drops what was judged irrelevant for this very query (worker/recall/feedback.py)."""
     query = scope.query if scope else build_query(text, Mode.AUTOMATIC)
     act = dialogue_act(query.text)
     if act != "request":
@@ -76,7 +79,8 @@ async def candidates(db: Database, text: str, now_ms: int, *,
         found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)
     else:
         found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    return replace(found, candidates=with_terms(found.candidates, found.query.terms)), act
+    judged = await apply_feedback(db, found.candidates, now_ms, suppress_for=query_hash(text))
+    return replace(found, candidates=with_terms(judged, found.query.terms)), act
 
 
 async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str, ...] = (),

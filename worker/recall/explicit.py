@@ -11,6 +11,7 @@ from shared.owner_time import UTC_ZONE, Zone
 from shared.query import Mode, SearchQuery, Term, build_query
 from shared.recall_policy import EXPLICIT, RecallPolicy, select
 from worker.db import Database
+from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters, SourceFilter
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
 from worker.recall.timeframe import TimeScope, scope_of, within
@@ -28,9 +29,10 @@ class ExplicitResult:
     time: TimeScope | None = None  # the time the query named, and whether it was applied
 
 
-def _result(query: SearchQuery, found: Retrieved, policy: RecallPolicy, limit: int,
-            time: TimeScope | None) -> ExplicitResult:
-    hits = with_terms(select(found.candidates, policy, limit), found.query.terms)
+async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: RecallPolicy,
+                  limit: int, time: TimeScope | None, now_ms: int) -> ExplicitResult:
+    ranked = await apply_feedback(db, found.candidates, now_ms)
+    hits = with_terms(select(ranked, policy, limit), found.query.terms)
     return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
                           corrections=found.corrections, mode=found.mode,
                           fallback=found.fallback, time=time)
@@ -47,11 +49,11 @@ async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter =
     filters = Filters(source=source, vault=vault, limit=limit)
     scope = scope_of(text, Mode.EXPLICIT, now_ms, zone)
     if scope is not None:
-        result = _result(scope.query, await within(db, scope, filters, now_ms, mode),
-                         policy, limit, scope)
+        result = await _result(db, scope.query, await within(db, scope, filters, now_ms, mode),
+                               policy, limit, scope, now_ms)
         if result.hits:
             return result
         scope = replace(scope, applied=False)
     query = build_query(text, Mode.EXPLICIT)
     found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    return _result(query, found, policy, limit, scope)
+    return await _result(db, query, found, policy, limit, scope, now_ms)
