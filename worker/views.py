@@ -34,7 +34,7 @@ def message_json(message: Message) -> dict[str, Any]:
     return {"id": message.id, "conversation_id": message.conversation_id,
             "seq": message.seq, "role": message.role, "content": message.content,
             "sources": [s.model_dump() for s in message.sources],
-            "created_at": iso(message.created_at)}
+            "judgments": message.judgments, "created_at": iso(message.created_at)}
 
 
 def conversation_json(row: Mapping[str, Any]) -> dict[str, Any]:
