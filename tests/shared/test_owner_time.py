@@ -73,3 +73,19 @@ def test_southern_zones() -> None:
     assert pick_zone("America/Argentina/Buenos_Aires").southern
     assert not pick_zone("Europe/Rome").southern
     assert not pick_zone("UTC").southern
+
+
+def test_without_zone_data_every_zone_is_utc_and_says_why(monkeypatch) -> None:
+    # Pyodide without the tzdata package: zoneinfo knows no zone at all.
+    import zoneinfo
+
+    import shared.owner_time as owner_time
+
+    def missing(name: str) -> zoneinfo.ZoneInfo:
+        raise zoneinfo.ZoneInfoNotFoundError(f"No time zone found with key {name}")
+
+    monkeypatch.setattr(owner_time, "ZoneInfo", missing)
+    monkeypatch.setattr(owner_time, "available_timezones", set)
+    zone = pick_zone("Europe/Rome", "America/New_York")
+    assert (zone.name, zone.fallback) == ("UTC", "no_zone_data")
+    assert local_date(0, zone) == date(1970, 1, 1)
