@@ -28,7 +28,8 @@ UNKNOWN = -1  # the stat of a version the Worker holds but this hub has not read
 # How the hub turns a page into what it sends (sections, fields): an entry recorded by an
 # older parser is sent again, so the Worker gets every note as this parser reads it.
 # 2: sections from markdown-it-py (hub/sections.py). 3: status, role and typed relations
-# (hub/knowledge.py, hub/lint.py).
+# (hub/knowledge.py, hub/lint.py), and the dates frontmatter states (`days`, `times`:
+# time-aware recall, migrations/0007).
 PARSER_VERSION = 3
 
 

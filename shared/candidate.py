@@ -69,11 +69,14 @@ class Candidate:
     related: bool = False  # notes: a typed relation, effective, starts or ends here
     # Relations to other hits shown with this one (contradictions together).
     links: tuple[Link, ...] = ()
+    # The owner's feedback on this document: a delta within ±0.02 (shared/feedback.py),
+    # which `standing` includes (shared/standing.py).
+    feedback: float = 0.0
 
     @property
     def score(self) -> float:
         """What lists are ordered by: the reranker's, else the fused, else the lexical
-        relevance, times recency and standing."""
+        relevance, times recency and standing (which holds the owner's feedback)."""
         base = self.rerank if self.rerank is not None else (
             self.fused if self.fused is not None else self.relevance)
         return base * self.boost * self.standing

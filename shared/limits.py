@@ -53,6 +53,11 @@ MAX_CHAT_BODY_BYTES = 64_000
 MAX_CONVERSATION_TITLE_CHARS = 200
 MAX_RENAME_BODY_BYTES = 4_000
 
+# POST /api/feedback: a message id, a source number and a word. Sources are numbered from 1;
+# the Recall block holds a handful (shared/recall_block.py), so 999 leaves ample room.
+MAX_FEEDBACK_BODY_BYTES = 2_000
+MAX_SOURCE_NUMBER = 999
+
 # Any owner route's body (chat is the largest); the entry refuses a larger declared one
 # before the Workers adapter buffers it.
 MAX_OWNER_BODY_BYTES = MAX_CHAT_BODY_BYTES

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from shared.candidate import Candidate
+from shared.feedback import FEEDBACK_MAX
 from shared.ranking import merge, specificity
 
 
@@ -87,7 +88,8 @@ class StandingWeights:
 # rate 0.761 → 0.750) and gained nothing. Conversations stay evidence (labels, bundles)
 # with a delta of 0.
 STANDING = StandingWeights(identity=0.05, stable_canonical=0.03, evidence=-0.02,
-                           conversation=0.0, deprecated=-0.08, feedback=0.02, floor=0.90,
+                           conversation=0.0, deprecated=-0.08, feedback=FEEDBACK_MAX,
+                           floor=0.90,
                            ceiling=1.10)
 # No adjustment at all: the ranking before issue 15 (benchmarks and ablations).
 NEUTRAL = StandingWeights(identity=0.0, stable_canonical=0.0, evidence=0.0, conversation=0.0,

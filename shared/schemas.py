@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
+from shared.feedback import Judgment
 from shared.jsonlimits import loads_bounded
 from shared.knowledge import KnowledgeRole
 from shared.limits import (
@@ -34,10 +35,12 @@ from shared.limits import (
     MAX_PROPERTIES_CHARS,
     MAX_RELATIONS,
     MAX_SECTIONS,
+    MAX_SOURCE_NUMBER,
     MAX_SYNC_BODY_BYTES,
     MAX_TAGS,
     MAX_TITLE_CHARS,
 )
+from shared.note_dates import MAX_NOTE_DATES, parse_day
 from shared.protocol import MAX_CLOCK_SKEW_MS
 from shared.relations import RelationEdge
 from shared.units import MAX_SAFE_INTEGER, MS_PER_DAY
@@ -76,6 +79,14 @@ def check_vault_path(path: str) -> str:
 
 
 VaultPath = Annotated[str, AfterValidator(check_vault_path)]
+
+
+def check_day(value: str) -> str:
+    parse_day(value)  # ValueError: not YYYY-MM-DD, or no such day
+    return value
+
+
+IsoDay = Annotated[str, Field(strict=True, max_length=10), AfterValidator(check_day)]
 
 
 def check_vault_id(value: str) -> str:
@@ -146,6 +157,11 @@ class NoteUpsert(Strict):
     sections: list[SectionSpan] = Field(default_factory=list, max_length=MAX_SECTIONS)
     # Typed relations (hub schema 3, shared/relations.py); an older hub sends none.
     relations: list[RelationEdge] = Field(default_factory=list, max_length=MAX_RELATIONS)
+    # Dates the note's frontmatter states (`date`, `created`, `updated`, `modified`;
+    # shared/note_dates.py): days of the owner's calendar ("YYYY-MM-DD", for dates with no
+    # time zone) and instants (UTC ms). A date in the file name the Worker reads itself.
+    days: list[IsoDay] = Field(default_factory=list, max_length=MAX_NOTE_DATES)
+    times: list[Millis] = Field(default_factory=list, max_length=MAX_NOTE_DATES)
     # What the hub could not split cleanly (reported, never sent).
     _warnings: list[str] = PrivateAttr(default_factory=list)
 
@@ -334,6 +350,18 @@ class ChatRequest(Strict):
                                   f"{MAX_CONTEXT_BYTES} bytes")
         return v
 
+    def client_time_zone(self) -> str | None:
+        """The IANA time zone the client says it is in (`context.timezone`, as the web
+        client sends it; a context stored as a JSON string counts too), if any."""
+        context = self.context
+        if isinstance(context, str):
+            try:
+                context = json.loads(context)
+            except ValueError:
+                return None
+        zone = context.get("timezone") if isinstance(context, dict) else None
+        return zone if isinstance(zone, str) else None
+
     def raw_context(self) -> str | None:
         """The context exactly as stored: a string as given, anything else as JSON."""
         return None if self.context is None else _raw(self.context)
@@ -359,3 +387,12 @@ class RenameRequest(Strict):
         if _CONTROL.search(v):
             raise ValueError("title must be one line without control characters")
         return v
+
+
+class FeedbackRequest(Strict):
+    """POST /api/feedback (DESIGN.md §7): the owner's judgment of source [n] of one of
+    Mallory's answers."""
+
+    message_id: str = Field(min_length=1, max_length=100)
+    n: int = Field(strict=True, ge=1, le=MAX_SOURCE_NUMBER)
+    judgment: Judgment

@@ -110,8 +110,11 @@ def signals(query: SearchQuery, cand: Candidate, feedback: float = 0.0) -> Signa
 def stand(candidates: Sequence[Candidate], query: SearchQuery,
           weights: StandingWeights = STANDING,
           feedback: Mapping[str, float] | None = None) -> list[Candidate]:
-    """The candidates with their standing set (`feedback`: document_key → delta)."""
+    """The candidates with their standing set. The feedback signal is each candidate's own
+    `feedback` (worker/recall/feedback.py sets it), unless `feedback` (document_key →
+    delta) names one."""
     fb = feedback or {}
-    return [replace(c, standing=multiplier(signals(query, c, fb.get(document_key(c), 0.0)),
+    return [replace(c, standing=multiplier(signals(query, c,
+                                                   fb.get(document_key(c), c.feedback)),
                                            weights))
             for c in candidates]

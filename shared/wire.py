@@ -77,7 +77,23 @@ class MessageOut(Wire):
     content: str
     sources: list[Source] = Field(description="the sources an answer cites ([] for the "
                                   "owner's messages)")
+    judgments: dict[str, Literal["relevant", "irrelevant"]] = Field(
+        description="the owner's 👍/👎 on this answer's sources, by source number "
+        "(POST /api/feedback); {} when none")
     created_at: Iso
+
+
+class TimeInfo(Wire):
+    """The time a query named ("last week", "in March"), read in the owner's zone."""
+
+    expression: str = Field(description="the words that named it")
+    from_: str = Field(alias="from", description="first day, ISO date, inclusive")
+    to: str = Field(description="last day, ISO date, inclusive")
+    timezone: str = Field(description="the IANA zone the days were read in")
+    timezone_fallback: str | None = Field(description="why the zone is not the one asked "
+                                          "for (an unknown zone), else null")
+    applied: bool = Field(description="recall kept to these days; false when nothing "
+                          "dated then was found and it searched all time")
 
 
 class RecallInfo(Wire):
@@ -88,6 +104,7 @@ class RecallInfo(Wire):
     fallback: str | None = Field(description="why it stepped down from the mode asked for")
     skipped: str | None = Field(description="social or meta: the message asks nothing of "
                                 "memory, so nothing was recalled")
+    time: TimeInfo | None = Field(description="the time the message named, if any")
 
 
 class ChatResponse(Wire):
@@ -105,7 +122,22 @@ class SearchResponse(Wire):
                                         "spelling corrections")
     mode: str
     fallback: str | None
+    time: TimeInfo | None = Field(description="the time the query named, if any")
     hits: list[SearchHit]
+
+
+class JudgedSource(Wire):
+    kind: Literal["note", "message"]
+    id: str
+    label: str
+
+
+class FeedbackRecorded(Wire):
+    message_id: str
+    n: int = Field(description="the source number judged")
+    judgment: Literal["relevant", "irrelevant"]
+    source: JudgedSource
+    recorded_at: Iso
 
 
 class ConversationOut(Wire):

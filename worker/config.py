@@ -70,6 +70,10 @@ class Settings:
     # is set up (Workers AI bound at the edge, the optional local stack locally), else
     # lexical.
     retrieval_mode: str = ""
+    # OWNER_TIMEZONE: the IANA zone time words are read in ("yesterday" starts at the
+    # owner's midnight); "": the zone the client sends with each message, else UTC
+    # (shared/owner_time.py).
+    owner_timezone: str = ""
 
     @property
     def lexical_only(self) -> bool:
@@ -108,6 +112,7 @@ class Settings:
                                          DEFAULT_SEARCH_PER_MINUTE, "requests", 1,
                                          MAX_PER_MINUTE),
             retrieval_mode=read.choice("RETRIEVAL_MODE", "", ("", *RETRIEVAL_MODES)),
+            owner_timezone=read.time_zone("OWNER_TIMEZONE"),
         )
 
 

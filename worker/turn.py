@@ -13,6 +13,7 @@ from typing import Any
 
 from shared.bundles import with_partners
 from shared.errors import UpstreamError
+from shared.owner_time import pick_zone
 from shared.recall_block import Injected
 from shared.recall_policy import AUTOMATIC
 from shared.schemas import ChatRequest
@@ -24,7 +25,7 @@ from worker.recall.automatic import automatic_recall
 from worker.semantic.scheduling import schedule_indexing
 from worker.store import chats, citations
 from worker.store.citations import Citation
-from worker.views import message_json, source
+from worker.views import message_json, source, time_json
 
 # The model sees this many recent turns; automatic recall skips the same ones.
 HISTORY_TURNS = AUTOMATIC.exclude_recent_turns
@@ -51,9 +52,10 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
                                               now, context=request.raw_context(),
                                               new_conversation=not request.conversation_id)
 
+    zone = pick_zone(runtime.settings.owner_timezone, request.client_time_zone())
     recall = await automatic_recall(db, request.content, now, message_id=user_message.id,
                                     conversation_id=conversation_id,
-                                    semantics=runtime.semantics, mode=runtime.mode)
+                                    semantics=runtime.semantics, mode=runtime.mode, zone=zone)
     sources = [source(i) for i in recall.injected]
     prompt = Prompt(recall_block=recall.block, sources=sources, user_text=request.content,
                     history=[{"role": m.role, "content": m.content} for m in reversed(history)])
@@ -74,4 +76,4 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
             "assistant_message": message_json(assistant),
             "recall": {"injected": len(recall.injected), "error": recall.error,
                        "mode": recall.mode.value, "fallback": recall.fallback,
-                       "skipped": recall.skipped}}
+                       "skipped": recall.skipped, "time": time_json(recall.time)}}

@@ -19,7 +19,9 @@ from shared.wire import SearchHit, Source
 from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
 from worker.recall.modes import RetrievalMode
+from worker.recall.timeframe import TimeScope
 from worker.store.chats import Forgotten, Message
+from worker.store.feedback import Recorded
 from worker.store.vaults import Contact, Vault
 
 # A hit at least this recent (its recency multiplier, shared.ranking) says so in reasons.
@@ -34,7 +36,7 @@ def message_json(message: Message) -> dict[str, Any]:
     return {"id": message.id, "conversation_id": message.conversation_id,
             "seq": message.seq, "role": message.role, "content": message.content,
             "sources": [s.model_dump() for s in message.sources],
-            "created_at": iso(message.created_at)}
+            "judgments": message.judgments, "created_at": iso(message.created_at)}
 
 
 def conversation_json(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -149,12 +151,36 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
                      standing=standing_label(cand) or None)
 
 
+def time_json(scope: TimeScope | None) -> dict[str, Any] | None:
+    """The time a query named: its words, its days in the owner's zone, and whether recall
+    kept to them (`applied` is false when nothing dated then was found)."""
+    if scope is None:
+        return None
+    span = scope.window.span
+    return {"expression": span.expression, "from": span.start.isoformat(),
+            "to": span.end.isoformat(), "timezone": scope.zone.name,
+            "timezone_fallback": scope.zone.fallback, "applied": scope.applied}
+
+
 def search_json(result: ExplicitResult, now_ms: int) -> dict[str, Any]:
     marks = highlighter(result.searched_terms)
+    dated = time_json(result.time) if result.time and result.time.applied else None
+    hits = [search_hit(h, marks, now_ms) for h in result.hits]
+    if dated:
+        for hit in hits:
+            hit.reasons.append(f"dated {dated['expression']}")
     return {"query": result.query.text, "terms": [t.fts for t in result.query.terms],
             "corrections": dict(result.corrections), "mode": result.mode.value,
-            "fallback": result.fallback,
-            "hits": [search_hit(h, marks, now_ms).model_dump() for h in result.hits]}
+            "fallback": result.fallback, "time": time_json(result.time),
+            "hits": [h.model_dump() for h in hits]}
+
+
+def feedback_json(recorded: Recorded) -> dict[str, Any]:
+    source = recorded.source
+    return {"message_id": recorded.message_id, "n": recorded.n,
+            "judgment": recorded.judgment,
+            "source": {"kind": source.kind, "id": source.id, "label": source.label},
+            "recorded_at": iso(recorded.created_at)}
 
 
 def source(injected: Injected) -> Source:

@@ -31,13 +31,18 @@ VALUES (1, ?1, ?2, ?3, '', '', ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?8, '', 1, NULL, ?10)
 """
 
 
-async def at_0005(db: Database, tmp_path: Path) -> None:
-    before = tmp_path / "migrations-0005"
-    before.mkdir()
+def migrations_before(tmp_path: Path, name: str) -> Path:
+    """A copy of the migrations folder holding only those that sort before `name`."""
+    folder = tmp_path / f"migrations-before-{name}"
+    folder.mkdir()
     for path in sorted(MIGRATIONS_DIR.glob("*.sql")):
-        if path.name < "0006":
-            shutil.copy(path, before)
-    await migrate(db, before)
+        if path.name < name:
+            shutil.copy(path, folder)
+    return folder
+
+
+async def at_0005(db: Database, tmp_path: Path) -> None:
+    await migrate(db, migrations_before(tmp_path, "0006"))
     await db.prepare("INSERT INTO vaults (vid, uuid, name, created_at, seq) VALUES "
                      "(1, '11111111-1111-4111-8111-111111111111', 'Life', 1, 1)").run()
 
@@ -53,7 +58,8 @@ async def test_0006_normalises_statuses_and_keeps_every_note(blank: Database,
             path, name, name, folder, upsert.body, "decision", status, NOW_MS,
             upsert.content_hash, sections_json(upsert)).run()
     sections = (await blank.prepare("SELECT count(*) AS n FROM note_sections").first())["n"]
-    assert await migrate(blank) == ["0006_note_relations.sql"]
+    assert await migrate(blank, migrations_before(tmp_path, "0007")) == [
+        "0006_note_relations.sql"]
     rows = (await blank.prepare("SELECT path, status, role, relations FROM vault_notes "
                                 "ORDER BY path").all()).results
     assert [(r["path"], r["status"], r["role"], r["relations"]) for r in rows] == [

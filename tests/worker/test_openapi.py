@@ -147,11 +147,16 @@ async def answers(client: httpx.AsyncClient) -> AsyncIterator[list[tuple[str, st
     await call("GET", "/vault/manifest", "/vault/manifest", params={"vault": "x"},
                headers=auth())
     chat = (await call("POST", "/api/chat", "/api/chat",
-                       json={"content": "where did we rent crampons?",
+                       json={"content": "where were the crampons for the glacier?",
                              "context": {"client": "test", "timezone": "Europe/Rome"}})).json()
     await call("POST", "/api/chat", "/api/chat", json={"content": " "})
     conversation = chat["conversation_id"]
     answer = chat["assistant_message"]["id"]
+    [cited] = chat["assistant_message"]["sources"]
+    await call("POST", "/api/feedback", "/api/feedback",
+               json={"message_id": answer, "n": cited["n"], "judgment": "relevant"})
+    await call("POST", "/api/feedback", "/api/feedback",
+               json={"message_id": answer, "n": 9, "judgment": "relevant"})
     await call("GET", "/api/search", "/api/search", params={"q": "crampons glacier"})
     await call("GET", "/api/search", "/api/search", params={"q": "the"})
     await call("GET", "/api/search", "/api/search", params={"q": "x", "vault": "Nowhere"})

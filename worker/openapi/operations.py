@@ -12,11 +12,19 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from shared.schemas import ChatRequest, Heartbeat, RenameRequest, SyncBatch, SyncResult
+from shared.schemas import (
+    ChatRequest,
+    FeedbackRequest,
+    Heartbeat,
+    RenameRequest,
+    SyncBatch,
+    SyncResult,
+)
 from shared.wire import (
     ChatResponse,
     Contact,
     ConversationsPage,
+    FeedbackRecorded,
     Forgotten,
     Manifest,
     MessageLookup,
@@ -66,6 +74,14 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/api/search", "Explicit recall: ranked hits with snippets and links",
               "search", SearchResponse, query=SearchParams,
               errors={400: "q missing or too long, a bad source or limit, an unknown vault"}),
+    Operation("POST", "/api/feedback", "The owner's 👍/👎 on source [n] of one of "
+              "Mallory's answers: nudges that document's ranking, and a 👎 keeps it out of "
+              "automatic recall for that question", "feedback", FeedbackRecorded,
+              request=FeedbackRequest,
+              errors={404: "message_id names no answer",
+                      409: "the source was deleted since (source_gone), or the question "
+                           "was forgotten (question_gone)",
+                      422: "n is not a source number of that answer"}),
     Operation("GET", "/api/conversations", "Conversations, most recently active first",
               "history", ConversationsPage, query=ConversationsParams),
     Operation("GET", "/api/conversations/{conversation_id}/messages",

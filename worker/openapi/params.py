@@ -24,6 +24,8 @@ class SearchParams(BaseModel):
     source: SourceFilter = Field("all", description="which corpora to search")
     vault: str | None = Field(None, description="only this vault's notes (its name, as in "
                               "mallory-hub --vault-name); unknown → 400 listing the known")
+    tz: str | None = Field(None, description="the IANA zone to read \"last week\" in "
+                           "(else OWNER_TIMEZONE, else UTC); not a zone → 400")
 
 
 class ConversationsParams(BaseModel):

@@ -6,6 +6,10 @@ const ICONS = {
   pencil: "M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4",
   trash: "M5 7h14M10 7V4h4v3M7 7l1 13h8l1-13M10 11v6M14 11v6",
   search: "M11 4a7 7 0 1 0 0 14a7 7 0 0 0 0-14zM16 16l5 5",
+  thumbUp: "M7 10v10H4V10h3zM7 10l4-7c1.5 0 2.5 1 2.2 2.5L12.5 9H18a2 2 0 0 1 2 2.3" +
+    "l-1.2 6.5A2 2 0 0 1 16.8 20H7",
+  thumbDown: "M7 14V4H4v10h3zM7 14l4 7c1.5 0 2.5-1 2.2-2.5L12.5 15H18a2 2 0 0 0 2-2.3" +
+    "l-1.2-6.5A2 2 0 0 0 16.8 4H7",
 };
 
 export class ApiError extends Error {

@@ -112,6 +112,9 @@ export class SearchView {
     const params = new URLSearchParams({ q, limit: String(LIMIT),
       source: this.sources.querySelector("input:checked")?.value || "all" });
     if (!this.vaultLabel.hidden && this.vault.value) params.set("vault", this.vault.value);
+    // "yesterday", "last week" are read in this zone unless OWNER_TIMEZONE says otherwise.
+    const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (tz) params.set("tz", tz);
     return params;
   }
 
