@@ -16,15 +16,18 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from hub.knowledge import PageKnowledge, page_knowledge
 from hub.sections import sections_of
 from shared.limits import MAX_NOTE_BODY_BYTES, MAX_PROPERTIES_CHARS
+from shared.note_dates import DATE_KEYS, name_day
 from shared.schemas import PATH_SEPARATOR, NoteUpsert, SectionSpan
 
 # Frontmatter may add a little to the body limit; the body itself is checked by NoteUpsert.
 MAX_FILE_BYTES = MAX_NOTE_BODY_BYTES + 64_000
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*$\r?\n?",
                           re.DOTALL | re.MULTILINE)
-_DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+# YAML reads "0001-01-01" too; a year before this is a typo rather than a note's date.
+MIN_STATED_YEAR = 1000
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.DOTALL | re.MULTILINE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 # Obsidian tags: #word, nested with '/', at least one non-digit, not inside a word or URL.
@@ -36,6 +39,15 @@ _H1 = re.compile(r"\A\s*#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 class Rejection:
     path: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A page as the hub sends it, and its knowledge metadata as read before the rest of
+    the vault is known (its relations are resolved by hub/lint.py)."""
+
+    note: NoteUpsert
+    knowledge: PageKnowledge
 
 
 def content_hash(raw: bytes) -> str:
@@ -95,13 +107,9 @@ def _to_ms(value: Any) -> int | None:
 def note_date(name: str, frontmatter: dict[str, Any], mtime_ms: int) -> int:
     """The date recency uses: a date in the file name (daily notes), else frontmatter
     `updated` or `date`, else the file's mtime."""
-    match = _DATE_IN_NAME.search(name)
-    if match:
-        try:
-            day = date(int(match[1]), int(match[2]), int(match[3]))
-            return int(datetime.combine(day, time(12), tzinfo=UTC).timestamp() * 1000)
-        except ValueError:
-            pass
+    day = name_day(name)
+    if day:
+        return int(datetime.combine(day, time(12), tzinfo=UTC).timestamp() * 1000)
     for key in ("updated", "modified", "date", "created"):
         ms = _to_ms(frontmatter.get(key))
         if ms is not None and ms >= 0:
@@ -109,9 +117,35 @@ def note_date(name: str, frontmatter: dict[str, Any], mtime_ms: int) -> int:
     return mtime_ms
 
 
+def stated_dates(frontmatter: dict[str, Any]) -> tuple[list[str], list[int]]:
+    """The dates a note's frontmatter states (shared/note_dates.py), as the sync payload
+    carries them: days (a date, or a date and time with no zone: the owner's own clock)
+    and instants (a date and time with a zone, in UTC ms). Unreadable values are skipped,
+    like any other property the hub does not understand."""
+    days: set[str] = set()
+    times: set[int] = set()
+    for key in DATE_KEYS:
+        value = frontmatter.get(key)
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            except ValueError:
+                continue
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            ms = int(value.timestamp() * 1000)
+            if ms >= 0:
+                times.add(ms)
+        elif isinstance(value, date):  # a date, or a datetime with no zone
+            day = value.date() if isinstance(value, datetime) else value
+            if day.year >= MIN_STATED_YEAR:
+                days.add(day.isoformat())
+    return sorted(days), sorted(times)
+
+
 # Frontmatter keys with a column of their own, or that only style or publish a page.
-_OWN_KEYS = {"title", "tags", "tag", "aliases", "alias", "type", "status", "date", "updated",
-             "modified", "created", "cssclass", "cssclasses", "publish", "permalink"}
+_OWN_KEYS = {"title", "tags", "tag", "aliases", "alias", "type", "status", "role", "relations",
+             "date", "updated", "modified", "created", "cssclass", "cssclasses", "publish",
+             "permalink"}
 
 
 def _flatten(value: Any) -> list[Any]:
@@ -157,6 +191,12 @@ def section_spans(body: str) -> tuple[list[SectionSpan], list[str]]:
 
 
 def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejection:
+    """Parse one vault page (its relations unresolved); never raises."""
+    parsed = parse_page(rel_path, raw, mtime_ms)
+    return parsed.note if isinstance(parsed, Parsed) else parsed
+
+
+def parse_page(rel_path: str, raw: bytes, mtime_ms: int) -> Parsed | Rejection:
     """Parse one vault page; never raises."""
     if len(raw) > MAX_FILE_BYTES:
         return Rejection(rel_path, f"file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
@@ -177,17 +217,19 @@ def parse_note(rel_path: str, raw: bytes, mtime_ms: int) -> NoteUpsert | Rejecti
     aliases = _strings(frontmatter.get("aliases", frontmatter.get("alias")))
     if isinstance(frontmatter.get("aliases"), str):  # one alias may contain spaces
         aliases = [frontmatter["aliases"].strip()]
+    knowledge = page_knowledge(rel_path, frontmatter, body)
+    days, times = stated_dates(frontmatter)
     try:
         sections, warnings = section_spans(body)
         note = NoteUpsert(
             path=rel_path, title=_title(frontmatter, body, stem), aliases=aliases, tags=tags,
             type=str(frontmatter["type"]) if frontmatter.get("type") is not None else None,
-            status=str(frontmatter["status"]) if frontmatter.get("status") is not None else None,
+            status=knowledge.status, role=knowledge.role,
             properties=properties_text(frontmatter), body=body, mtime=mtime_ms,
             note_date=note_date(stem, frontmatter, mtime_ms),
-            content_hash=content_hash(raw), sections=sections)
+            content_hash=content_hash(raw), sections=sections, days=days, times=times)
         note.warnings.extend(warnings)
-        return note
+        return Parsed(note, knowledge)
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
                             for e in exc.errors(include_url=False))

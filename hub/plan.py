@@ -8,6 +8,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hub.findings import Finding
+from hub.links import VaultIndex
+from hub.lint import Resolved, Suggester, cycles, resolve_page
 from hub.notes import Rejection
 from hub.reading import Page, Unstable, read_page
 from hub.state import PARSER_VERSION, State
@@ -20,6 +23,7 @@ BATCH_BYTES = MAX_SYNC_BODY_BYTES // 2
 BATCH_ITEMS = 100
 
 Reader = Callable[[Path, str, int], Page | Rejection | Unstable]
+Counter = Callable[[int, int], None]  # (done, total)
 
 
 @dataclass
@@ -37,6 +41,10 @@ class Plan:
     confirmed: list[str] = field(default_factory=list)
     # Pages sent although they could not be split cleanly, with why (hub/sections.py).
     warnings: list[Rejection] = field(default_factory=list)
+    # Every page read, its relations resolved against the vault (hub/lint.py), and the
+    # lint findings of the pages read (cycles: those they take part in).
+    resolved: dict[str, Resolved] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -44,16 +52,26 @@ class Plan:
 
 
 def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: int,
-                 read: Reader = read_page) -> Plan:
+                 read: Reader = read_page, progress: Counter | None = None) -> Plan:
     """Compare the vault with what the state says the Worker holds: a file whose stat is
     as recorded (and not racy) is not even read; the others are read and sent when their
-    hash differs; a path the state holds and the vault no longer does is deleted."""
+    hash differs; a path the state holds and the vault no longer does is deleted. A page
+    whose relation target was missing and now exists is read and sent again, so its
+    relation names the page that appeared. `progress(done, total)` is told before each
+    file and once all are done."""
+    files = list(files)
+    index = VaultIndex.of(f.path for f in files)
+    recheck = {path for path, entry in state.notes.items()
+               if any(index.resolve(name, path) for name in entry.missing)}
     plan = Plan()
     seen: set[str] = set()
-    for f in files:
+    stats = list(files)
+    for done, f in enumerate(stats):
+        if progress:
+            progress(done, len(stats))
         seen.add(f.path)
         known = state.notes.get(f.path)
-        if known and known.matches(f):
+        if known and known.matches(f) and f.path not in recheck:
             plan.unchanged += 1
             continue
         page = read(vault, f.path, now_ms)
@@ -65,15 +83,42 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
             plan.reads[f.path] = page
             plan.warnings += [Rejection(f.path, w) for w in page.note.warnings]
             if known and known.hash == page.note.content_hash \
-                    and known.parser == PARSER_VERSION:
+                    and known.parser == PARSER_VERSION and f.path not in recheck:
                 plan.unchanged += 1
                 plan.confirmed.append(f.path)
             else:
                 plan.upserts.append(page.note)
+    if progress:
+        progress(len(stats), len(stats))
     # Deletions are ordered by the run's sync sequence on the Worker, not by this date.
     plan.deletes = [NoteDelete(path=path, deleted_at=now_ms)
                     for path in sorted(set(state.notes) - seen)]
+    _resolve(plan, state, index)
     return plan
+
+
+def _resolve(plan: Plan, state: State, index: VaultIndex) -> None:
+    """Resolve the relations of every page read (they are sent with it) and lint them;
+    cycles are looked for in the whole vault, with the relations the state recorded for
+    the pages not read, and so are relations to a page this run deletes (or moves)."""
+    suggest = Suggester(index)
+    for path, page in plan.reads.items():
+        done = resolve_page(path, page.knowledge, index, suggest)
+        page.note.relations = done.relations
+        plan.resolved[path] = done
+        plan.findings += done.findings
+    gone = {d.path for d in plan.deletes}
+    for path, entry in sorted(state.notes.items()):
+        if path in index.paths and path not in plan.reads:
+            plan.findings += [Finding(path, "relation_missing_target", (
+                f"{kind} relation to {target!r}: that page was deleted or moved in this run;"
+                " the relation has no effect until the page names where it went"))
+                for target, kind in entry.relations if target in gone]
+    graph = {p: [tuple(r) for r in e.relations] for p, e in state.notes.items()
+             if p in index.paths}
+    graph.update({p: [(r.target, r.type) for r in done.relations]
+                  for p, done in plan.resolved.items()})
+    plan.findings += cycles(graph, touching=set(plan.reads))
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.notes import MAX_FILE_BYTES, Rejection, parse_note
+from hub.knowledge import PageKnowledge
+from hub.notes import MAX_FILE_BYTES, Parsed, Rejection, parse_page
 from shared.schemas import NoteUpsert
 
 READ_ATTEMPTS = 3
@@ -41,6 +42,9 @@ class Page:
     mtime_ns: int  # the file's stat when the bytes were read
     size: int
     read_ns: int  # wall clock (ns) when the read began
+    # Status, role, relation drafts and body links (hub/knowledge.py); resolved against
+    # the vault by hub/lint.py. Empty for a page built without reading one.
+    knowledge: PageKnowledge = field(default_factory=lambda: PageKnowledge(None, None))
 
 
 def settled(mtime_ns: int, read_ns: int) -> bool:
@@ -74,8 +78,9 @@ def read_page(vault: Path, rel_path: str, now_ms: int,
             return Rejection(rel_path, f"cannot read: {exc.strerror or exc}")
         if _same(before, after) and len(raw) == after.st_size:
             mtime_ms = min(after.st_mtime_ns // NS_PER_MS, now_ms)
-            parsed = parse_note(rel_path, raw, mtime_ms)
-            if isinstance(parsed, Rejection):
+            parsed = parse_page(rel_path, raw, mtime_ms)
+            if not isinstance(parsed, Parsed):
                 return parsed
-            return Page(parsed, after.st_mtime_ns, after.st_size, read_ns)
+            return Page(parsed.note, after.st_mtime_ns, after.st_size, read_ns,
+                        parsed.knowledge)
     return Unstable(rel_path)

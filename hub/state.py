@@ -27,8 +27,10 @@ STATE_VERSION = 2
 UNKNOWN = -1  # the stat of a version the Worker holds but this hub has not read
 # How the hub turns a page into what it sends (sections, fields): an entry recorded by an
 # older parser is sent again, so the Worker gets every note as this parser reads it.
-# 2: sections from markdown-it-py (hub/sections.py).
-PARSER_VERSION = 2
+# 2: sections from markdown-it-py (hub/sections.py). 3: status, role and typed relations
+# (hub/knowledge.py, hub/lint.py), and the dates frontmatter states (`days`, `times`:
+# time-aware recall, migrations/0007).
+PARSER_VERSION = 3
 
 
 @dataclass
@@ -39,6 +41,10 @@ class Entry:
     pushed_at: int
     read_ns: int = 0  # wall clock (ns) when the recorded version was read
     parser: int = 0  # PARSER_VERSION of the version the Worker holds
+    # Its relations as sent, [target path, type] (the vault's relation cycles are found
+    # without reading every page), and the targets that resolved to no page.
+    relations: list[list[str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
 
     def matches(self, f: FileStat) -> bool:
         """The file still has the recorded stat, had it well before it was read, and was

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub.client import BatchRejected, BatchTooLarge, Contact, WorkerClient
+from hub.findings import Finding, counts
 from hub.identity import ensure_vault_id, read_vault_id
+from hub.lint import Resolved
 from hub.notes import Rejection
 from hub.plan import BATCH_ITEMS, Batch, Plan, Reader, Run, batch_id, make_batches, plan_changes
 from hub.reading import read_page
@@ -33,7 +35,9 @@ from hub.state import (
 )
 from hub.walk import walk_vault
 
-Progress = Callable[[int, int], None]
+# The phases a run reports progress in: reading the vault's files, sending the batches.
+READING, SENDING = "reading", "sending"
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 @dataclass
@@ -45,10 +49,17 @@ class Summary:
     batches: int = 0
     rejected: list[Rejection] = field(default_factory=list)
     warnings: list[Rejection] = field(default_factory=list)  # sent, but not split cleanly
+    findings: list[Finding] = field(default_factory=list)  # lint of the pages read
     changing: int = 0  # files that changed while being read (the next run sends them)
     reconciled: str | None = None  # why the state was rebuilt from the manifest
     elapsed_s: float = 0.0
     plan: Plan | None = None
+    vault_name: str = ""
+    vault_id: str | None = None  # None: a dry run of a vault never synced
+
+    def counts(self) -> str:
+        return (f"sent {self.sent}, unchanged {self.unchanged}, deleted {self.deleted}, "
+                f"rejected {len(self.rejected)}, warnings {len(self.warnings)}")
 
     def line(self) -> str:
         notes = []
@@ -58,8 +69,11 @@ class Summary:
             notes.append(f"{self.stale} superseded on the Worker by a later run")
         if self.reconciled:
             notes.append(f"reconciled with the Worker: {self.reconciled}")
-        return (f"sent {self.sent}, unchanged {self.unchanged}, deleted {self.deleted}, "
-                f"rejected {len(self.rejected)}, elapsed {self.elapsed_s:.1f}s"
+        if self.findings:
+            errors, warnings = counts(self.findings)
+            notes.append(f"lint: {errors} error{'s' * (errors != 1)}, {warnings} "
+                         f"warning{'s' * (warnings != 1)}")
+        return (f"{self.counts()}, elapsed {self.elapsed_s:.1f}s"
                 + "".join(f" ({n})" for n in notes))
 
 
@@ -93,25 +107,35 @@ class Syncer:
         self.state_dir, self.exclude, self.progress = state_dir, tuple(exclude), progress
         self.batch_items, self.read = batch_items, read
         self._reads: dict = {}
+        self._resolved: dict[str, Resolved] = {}
+        # What the run has done so far: a run that fails part way reports it (hub/report.py).
+        self.summary = Summary(vault_name=vault_name)
+
+    def _tell(self, phase: str, done: int, total: int) -> None:
+        if self.progress:
+            self.progress(phase, done, total)
 
     def _plan(self, state: State) -> Plan:
         plan = plan_changes(self.vault, walk_vault(self.vault, self.exclude), state, _now_ms(),
-                            self.read)
-        self._reads = plan.reads
+                            self.read, lambda done, total: self._tell(READING, done, total))
+        self._reads, self._resolved = plan.reads, plan.resolved
         return plan
 
-    def _summary(self, plan: Plan) -> Summary:
-        return Summary(unchanged=plan.unchanged, rejected=list(plan.rejected),
-                       warnings=list(plan.warnings), changing=len(plan.changing), plan=plan)
+    def _summary(self, plan: Plan, vault_id: str | None) -> Summary:
+        self.summary = Summary(unchanged=plan.unchanged, rejected=list(plan.rejected),
+                               warnings=list(plan.warnings), findings=list(plan.findings),
+                               changing=len(plan.changing), plan=plan,
+                               vault_name=self.vault_name, vault_id=vault_id)
+        return self.summary
 
     def dry_run(self, full: bool = False) -> Summary:
         """What a run would send, writing nothing (not even the vault's identity file)."""
         started = time.monotonic()
         state = load_state(self.state_dir)
+        vault_id = read_vault_id(self.vault) or state.vault_id or None
         if full:
-            vault_id = read_vault_id(self.vault) or state.vault_id
             state = reconciled(State(), self.client.manifest(vault_id) if vault_id else {})
-        summary = self._summary(self._plan(state))
+        summary = self._summary(self._plan(state), vault_id)
         summary.elapsed_s = time.monotonic() - started
         return summary
 
@@ -121,6 +145,7 @@ class Syncer:
         started = time.monotonic()
         state = load_state(self.state_dir)
         vault_id = ensure_vault_id(self.vault, state.vault_id or None)
+        self.summary.vault_id = vault_id
         contact = self.client.heartbeat(vault_id, self.vault_name)
         why = "--full" if full else drift(state, contact, vault_id, self.client.url)
         if why:
@@ -131,7 +156,7 @@ class Syncer:
         state.vault, state.vault_id, state.url = self.vault_name, vault_id, self.client.url
         state.worker_id = contact.worker_id
         plan = self._plan(state)
-        summary = self._summary(plan)
+        summary = self._summary(plan, vault_id)
         summary.reconciled = why
         for path in plan.confirmed:
             self._record(state, path)
@@ -139,11 +164,11 @@ class Syncer:
         batches = make_batches(plan, run, max_items=self.batch_items)
         save_state(self.state_dir, state)  # the rebuilt state and its confirmed stats
         total, done = sum(b.size for b in batches), 0
+        self._tell(SENDING, done, total)
         for batch in batches:
             self._send(batch, run, state, summary)
             done += batch.size
-            if self.progress:
-                self.progress(done, total)
+            self._tell(SENDING, done, total)
         self.client.heartbeat(vault_id, self.vault_name, rejected=len(summary.rejected))
         state.last_sync_at = _now_ms()
         save_state(self.state_dir, state)
@@ -153,10 +178,12 @@ class Syncer:
     def _record(self, state: State, path: str) -> None:
         """The Worker holds what was read of `path`: record its hash with the stat the file
         had when read (never a later stat, which could belong to a newer version)."""
-        page = self._reads[path]
+        page, resolved = self._reads[path], self._resolved.get(path, Resolved())
         state.notes[path] = Entry(hash=page.note.content_hash, mtime_ns=page.mtime_ns,
                                   size=page.size, pushed_at=_now_ms(), read_ns=page.read_ns,
-                                  parser=PARSER_VERSION)
+                                  parser=PARSER_VERSION,
+                                  relations=[[r.target, r.type] for r in resolved.relations],
+                                  missing=list(resolved.missing))
 
     def _send(self, batch: Batch, run: Run, state: State, summary: Summary) -> None:
         try:

@@ -1,6 +1,7 @@
 """`mallory`: local tooling. `migrate` applies D1 migrations to a SQLite file; `serve`
 runs the Worker's app on it under uvicorn (optionally syncing a vault with the hub);
-`reindex` rebuilds its FTS indexes and brings its vectors in step with the embedder."""
+`reindex` rebuilds its FTS indexes and brings its vectors in step with the embedder;
+`feedback export` writes the owner's 👍/👎 judgments as regression cases."""
 
 from __future__ import annotations
 
@@ -139,6 +140,25 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         asyncio.run(_reindex(db, args))
     finally:
         db.close()
+
+
+def cmd_feedback_export(args: argparse.Namespace) -> int:
+    from local.feedback_export import collect, write
+
+    vault = Path(args.vault) if args.vault else None
+    if vault is not None and not vault.is_dir():
+        print(f"error: --vault {vault} is not a folder", file=sys.stderr)
+        return 2
+    db, _ = _open_migrated(args.db, Path(args.migrations))
+    try:
+        written = write(Path(args.out), *asyncio.run(collect(db)), vault)
+    finally:
+        db.close()
+    print(f"wrote {written['queries']} case(s) to {Path(args.out) / 'queries.jsonl'}, "
+          f"{written['irrelevant_only']} 👎-only to irrelevant.jsonl, "
+          f"{written['messages']} message(s) to corpus/conversations.jsonl"
+          + (f"; skipped {written['skipped_forgotten']} judgment(s) of forgotten questions"
+             if written["skipped_forgotten"] else ""))
     return 0
 
 
@@ -167,10 +187,21 @@ def main(argv: list[str] | None = None) -> int:
     # A batch job with the machine to itself: every core, where serve leaves one free.
     p_reindex.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                            help="threads for the local embedding model (default: all cores)")
+    p_feedback = sub.add_parser("feedback", help="the owner's judgments of recalled sources")
+    feedback_sub = p_feedback.add_subparsers(dest="feedback_command", required=True)
+    p_export = feedback_sub.add_parser(
+        "export", help="write explicit judgments as regression cases (DESIGN.md §6 format)")
+    p_export.add_argument("--db", required=True, help="SQLite database file")
+    p_export.add_argument("--out", required=True, help="folder to write the set into")
+    p_export.add_argument("--vault", help="the vault the judged notes are in (linked as "
+                          "corpus/notes)")
+    p_export.add_argument("--migrations", default=str(MIGRATIONS_DIR), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
     try:
+        if args.command == "feedback":
+            return cmd_feedback_export(args)
         return {"migrate": cmd_migrate, "serve": cmd_serve,
                 "reindex": cmd_reindex}[args.command](args)
     except (MigrationError, DatabaseError, ConfigError, SemanticError) as exc:

@@ -99,7 +99,8 @@ class WithRuntime:
 def local_runtime(db: SqliteDatabase, settings: Settings,
                   env: Mapping[str, str] | None = None) -> Runtime:
     """The Runtime of `mallory serve`: semantic recall when an embedder is set up."""
-    semantics, problem = semantics_or_problem(db, env if env is not None else local_env())
+    semantics, problem = (None, None) if settings.lexical_only else semantics_or_problem(
+        db, env if env is not None else local_env())
     return Runtime(db=db, settings=settings, semantics=semantics,
                    schedule=SerialScheduler() if semantics else None,
                    semantic_problem=problem)

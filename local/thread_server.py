@@ -7,18 +7,18 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import uvicorn
 
 from local.migrate import migrate
-from local.server import local_app, settings_for_bind
+from local.server import local_app, local_runtime, settings_for_bind
 from local.sqlite_db import SqliteDatabase
-from worker.config import Settings
+from worker.config import Runtime, Settings
 
 BENCH_TOKEN = "bench-sync-token"
 T = TypeVar("T")
@@ -60,13 +60,22 @@ def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
 @contextmanager
 def running_server(db_path: Path, token: str = BENCH_TOKEN, serve_static: bool = False,
                    settings: Settings | None = None,
-                   wrap: Callable[[Any], Any] | None = None) -> Iterator[RunningServer]:
+                   wrap: Callable[[Any], Any] | None = None,
+                   semantic_env: Mapping[str, str] | None = None,
+                   clock: Callable[[], int] | None = None) -> Iterator[RunningServer]:
     """Bound to 127.0.0.1, so by default in local-owner mode, as `mallory serve` is.
-    `wrap`: an ASGI middleware around the app (tests use it to kill a hub mid-run)."""
+    `wrap`: an ASGI middleware around the app (tests use it to kill a hub mid-run).
+    `semantic_env`: build `mallory serve`'s semantic side from these variables (the local
+    embedder when installed, or EMBEDDINGS_BASE_URL); None: lexical only.
+    `clock`: the app's clock in ms (tests fix it; default the wall clock)."""
     db = SqliteDatabase(db_path)
     run_coroutine(migrate(db))
     settings = settings or settings_for_bind(Settings(sync_tokens=(token,)), "127.0.0.1")
-    app = local_app(db, settings, serve_static=serve_static)
+    runtime = local_runtime(db, settings, semantic_env) if semantic_env is not None else None
+    if clock is not None:
+        runtime = replace(runtime, clock=clock) if runtime else Runtime(
+            db=db, settings=settings, clock=clock)
+    app = local_app(db, settings, serve_static=serve_static, runtime=runtime)
     app = wrap(app) if wrap else app
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",

@@ -10,8 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from shared.knowledge import KnowledgeRole, Status
+from shared.relations import Direction
+
 Kind = Literal["note", "message"]
 Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A typed relation between two recalled notes, as one of them sees it."""
+
+    type: str  # shared.relations type name
+    direction: Direction  # "out": this note declared it; "in": the other one did
+    other: str  # the other note's group (its vault and path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +61,22 @@ class Candidate:
     vector_rank: int | None = None  # 1-based rank in the vector list, if in it
     fused: float | None = None  # reciprocal-rank fusion of the lists (shared.fusion)
     rerank: float | None = None  # a cross-encoder's score, when one reranked the list
+    # The knowledge model (shared/knowledge.py): notes carry what their frontmatter says,
+    # past conversations are evidence.
+    knowledge_role: KnowledgeRole | None = None
+    status: Status | None = None
+    standing: float = 1.0  # the bounded multiplier of shared/standing.py
+    related: bool = False  # notes: a typed relation, effective, starts or ends here
+    # Relations to other hits shown with this one (contradictions together).
+    links: tuple[Link, ...] = ()
+    # The owner's feedback on this document: a delta within ±0.02 (shared/feedback.py),
+    # which `standing` includes (shared/standing.py).
+    feedback: float = 0.0
 
     @property
     def score(self) -> float:
         """What lists are ordered by: the reranker's, else the fused, else the lexical
-        relevance, times recency."""
+        relevance, times recency and standing (which holds the owner's feedback)."""
         base = self.rerank if self.rerank is not None else (
             self.fused if self.fused is not None else self.relevance)
-        return base * self.boost
+        return base * self.boost * self.standing

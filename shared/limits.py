@@ -19,6 +19,12 @@ MAX_PROPERTIES_CHARS = 8_000
 MAX_HEADING_CHARS = 200
 MAX_HEADING_PATH_CHARS = 1_300  # six levels of headings
 MAX_SECTIONS = 1_000
+# Typed relations of a note (frontmatter `relations:`): how many a note may declare, and
+# the longest type name and `applies_under` scope. A note linking 200 pages by type is
+# already a map of content, not a claim.
+MAX_RELATIONS = 200
+MAX_RELATION_TYPE_CHARS = 40
+MAX_RELATION_SCOPE_CHARS = 300
 
 # One sync request. Each item costs 2 statements in the D1 batch (upsert and clear its
 # tombstone, or delete and write one), plus at most 6 per batch (record, touch the vault,
@@ -46,6 +52,11 @@ MAX_CHAT_BODY_BYTES = 64_000
 # 200-character title is at most 2,400 bytes of JSON even as \uXXXX surrogate pairs).
 MAX_CONVERSATION_TITLE_CHARS = 200
 MAX_RENAME_BODY_BYTES = 4_000
+
+# POST /api/feedback: a message id, a source number and a word. Sources are numbered from 1;
+# the Recall block holds a handful (shared/recall_block.py), so 999 leaves ample room.
+MAX_FEEDBACK_BODY_BYTES = 2_000
+MAX_SOURCE_NUMBER = 999
 
 # Any owner route's body (chat is the largest); the entry refuses a larger declared one
 # before the Workers adapter buffers it.

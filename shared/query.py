@@ -70,15 +70,15 @@ class SearchQuery:
         return not self.terms
 
 
-def _dropped(token: str, mode: Mode) -> bool:
-    if token in STOPWORDS or token in RECALL_META:
+def _dropped(token: str, mode: Mode, drop: frozenset[str]) -> bool:
+    if token in STOPWORDS or token in RECALL_META or token in drop:
         return True
     if mode is Mode.AUTOMATIC and token in PHATIC:
         return True
     return len(token) < 2 and not token.isdigit()
 
 
-def _chunk_terms(chunk: str, mode: Mode) -> list[Term]:
+def _chunk_terms(chunk: str, mode: Mode, drop: frozenset[str]) -> list[Term]:
     if chunk[0] in "#@":
         words = tokens(chunk)
         return [Term(tuple(words))] if words else []
@@ -87,17 +87,19 @@ def _chunk_terms(chunk: str, mode: Mode) -> list[Term]:
     words = tokens(chunk)
     if len(words) > 1:
         return [Term(tuple(words))]
-    return [Term((w,)) for w in words if not _dropped(w, mode)]
+    return [Term((w,)) for w in words if not _dropped(w, mode, drop)]
 
 
-def build_query(text: str, mode: Mode = Mode.EXPLICIT) -> SearchQuery:
-    """Sanitise chat text into a SearchQuery. Raises QueryTooLong over the length limit."""
+def build_query(text: str, mode: Mode = Mode.EXPLICIT,
+                drop: frozenset[str] = frozenset()) -> SearchQuery:
+    """Sanitise chat text into a SearchQuery. Raises QueryTooLong over the length limit.
+    `drop`: more words to leave out (a query that names a time: stopwords.TIME_META)."""
     text = normalize_query(text)
     terms: list[Term] = []
     seen: set[tuple[str, ...]] = set()
     last_term_ends_text = False
     for match in _CHUNK.finditer(text):
-        for term in _chunk_terms(match.group(0), mode):
+        for term in _chunk_terms(match.group(0), mode, drop):
             if term.tokens not in seen and len(terms) < MAX_TERMS:
                 seen.add(term.tokens)
                 terms.append(term)

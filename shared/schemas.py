@@ -19,7 +19,9 @@ from pydantic import (
 )
 
 from shared.errors import BadRequest, InvalidPayload, PayloadTooLarge
+from shared.feedback import Judgment
 from shared.jsonlimits import loads_bounded
+from shared.knowledge import KnowledgeRole
 from shared.limits import (
     MAX_ALIASES,
     MAX_BATCH_ITEMS,
@@ -31,12 +33,16 @@ from shared.limits import (
     MAX_NOTE_BODY_BYTES,
     MAX_PATH_CHARS,
     MAX_PROPERTIES_CHARS,
+    MAX_RELATIONS,
     MAX_SECTIONS,
+    MAX_SOURCE_NUMBER,
     MAX_SYNC_BODY_BYTES,
     MAX_TAGS,
     MAX_TITLE_CHARS,
 )
+from shared.note_dates import MAX_NOTE_DATES, parse_day
 from shared.protocol import MAX_CLOCK_SKEW_MS
+from shared.relations import RelationEdge
 from shared.units import MAX_SAFE_INTEGER, MS_PER_DAY
 
 # Strict: JSON `true` is not 1 and 1.5e12 is not a whole number of milliseconds.
@@ -73,6 +79,14 @@ def check_vault_path(path: str) -> str:
 
 
 VaultPath = Annotated[str, AfterValidator(check_vault_path)]
+
+
+def check_day(value: str) -> str:
+    parse_day(value)  # ValueError: not YYYY-MM-DD, or no such day
+    return value
+
+
+IsoDay = Annotated[str, Field(strict=True, max_length=10), AfterValidator(check_day)]
 
 
 def check_vault_id(value: str) -> str:
@@ -129,7 +143,10 @@ class NoteUpsert(Strict):
     tags: list[Annotated[str, Field(max_length=200)]] = Field(
         default_factory=list, max_length=MAX_TAGS)
     type: str | None = Field(default=None, max_length=200)
+    # Stored as shared.knowledge.normal_status makes it (an unknown status: none).
     status: str | None = Field(default=None, max_length=200)
+    # Frontmatter `role:` (hub schema 3); none: the type decides (shared.knowledge).
+    role: KnowledgeRole | None = None
     properties: str = Field(default="", max_length=MAX_PROPERTIES_CHARS)
     body: str
     mtime: Millis
@@ -138,6 +155,13 @@ class NoteUpsert(Strict):
     # The body's sections (hub schema 2); empty: the Worker indexes the body as one
     # section. Offsets are in characters (code points), as Python and SQLite count them.
     sections: list[SectionSpan] = Field(default_factory=list, max_length=MAX_SECTIONS)
+    # Typed relations (hub schema 3, shared/relations.py); an older hub sends none.
+    relations: list[RelationEdge] = Field(default_factory=list, max_length=MAX_RELATIONS)
+    # Dates the note's frontmatter states (`date`, `created`, `updated`, `modified`;
+    # shared/note_dates.py): days of the owner's calendar ("YYYY-MM-DD", for dates with no
+    # time zone) and instants (UTC ms). A date in the file name the Worker reads itself.
+    days: list[IsoDay] = Field(default_factory=list, max_length=MAX_NOTE_DATES)
+    times: list[Millis] = Field(default_factory=list, max_length=MAX_NOTE_DATES)
     # What the hub could not split cleanly (reported, never sent).
     _warnings: list[str] = PrivateAttr(default_factory=list)
 
@@ -151,6 +175,22 @@ class NoteUpsert(Strict):
             if not span.s < span.e <= len(self.body):
                 raise ValueError(f"sections[{i}] spans [{span.s}, {span.e}) but the body "
                                  f"holds {len(self.body)} characters")
+        return self
+
+    @model_validator(mode="after")
+    def _relations_name_other_pages(self) -> NoteUpsert:
+        seen: dict[tuple[str, str], int] = {}
+        for i, rel in enumerate(self.relations):
+            try:
+                check_vault_path(rel.target)
+            except ValueError as exc:
+                raise ValueError(f"relations[{i}].target: {exc}") from None
+            if rel.target == self.path:
+                raise ValueError(f"relations[{i}] names the note itself")
+            if (rel.target, rel.type) in seen:
+                raise ValueError(f"relations[{i}] repeats relations[{seen[rel.target, rel.type]}]"
+                                 f" ({rel.type} {rel.target})")
+            seen[rel.target, rel.type] = i
         return self
 
     @field_validator("body")
@@ -310,6 +350,18 @@ class ChatRequest(Strict):
                                   f"{MAX_CONTEXT_BYTES} bytes")
         return v
 
+    def client_time_zone(self) -> str | None:
+        """The IANA time zone the client says it is in (`context.timezone`, as the web
+        client sends it; a context stored as a JSON string counts too), if any."""
+        context = self.context
+        if isinstance(context, str):
+            try:
+                context = json.loads(context)
+            except ValueError:
+                return None
+        zone = context.get("timezone") if isinstance(context, dict) else None
+        return zone if isinstance(zone, str) else None
+
     def raw_context(self) -> str | None:
         """The context exactly as stored: a string as given, anything else as JSON."""
         return None if self.context is None else _raw(self.context)
@@ -335,3 +387,12 @@ class RenameRequest(Strict):
         if _CONTROL.search(v):
             raise ValueError("title must be one line without control characters")
         return v
+
+
+class FeedbackRequest(Strict):
+    """POST /api/feedback (DESIGN.md §7): the owner's judgment of source [n] of one of
+    Mallory's answers."""
+
+    message_id: str = Field(min_length=1, max_length=100)
+    n: int = Field(strict=True, ge=1, le=MAX_SOURCE_NUMBER)
+    judgment: Judgment

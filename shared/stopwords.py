@@ -35,6 +35,15 @@ remember remembered recall recalled told tell telling mention mentioned mentions
 saying thing things stuff somewhere sometime earlier previously ago exactly
 """)
 
+# Words that only say a note or a message was made ("what did I write last week", "what
+# did we talk about yesterday"): dropped from a query that names a time (shared/temporal.py),
+# where the date says all they say. Elsewhere they may be a topic ("writing tips").
+TIME_META = _words("""
+write wrote written writing note noted notes jot jotted log logged put talk talked talking
+discuss discussed discussing chat chatted chatting ask asked asking happen happened
+happening
+""")
+
 PHATIC = _words("""
 hi hello hey hiya howdy yo greetings thanks thank thx ty cheers haha hahaha lol lmao rofl
 hehe ok okay k kk cool nice great good awesome sounds sure yeah yes yep yup nope nah

@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -78,11 +79,12 @@ def auth(token: str = TOKEN) -> dict[str, str]:
 
 def note(path: str, body: str, *, title: str | None = None, mtime: int = NOW_MS - DAY_MS,
          tags: list[str] | None = None, aliases: list[str] | None = None,
-         note_date: int | None = None) -> NoteUpsert:
+         note_date: int | None = None, **fields: Any) -> NoteUpsert:
+    """A note as the hub sends it; `fields`: type, status, role, relations, …"""
     return NoteUpsert(path=path, title=title or Path(path).stem, body=body, mtime=mtime,
                       note_date=note_date if note_date is not None else mtime,
                       content_hash=hashlib.sha256(f"{path}{body}{mtime}".encode()).hexdigest(),
-                      tags=tags or [], aliases=aliases or [])
+                      tags=tags or [], aliases=aliases or [], **fields)
 
 
 def batch(batch_id: str, upserts: list[NoteUpsert] = (), deletes: list[dict] = (),

@@ -72,6 +72,15 @@ class Settings:
     # is set up (Workers AI bound at the edge, the optional local stack locally), else
     # lexical.
     retrieval_mode: str = ""
+    # OWNER_TIMEZONE: the IANA zone time words are read in ("yesterday" starts at the
+    # owner's midnight); "": the zone the client sends with each message, else UTC
+    # (shared/owner_time.py).
+    owner_timezone: str = ""
+
+    @property
+    def lexical_only(self) -> bool:
+        """RETRIEVAL_MODE=lexical: no model is loaded and nothing is embedded."""
+        return self.retrieval_mode == RetrievalMode.LEXICAL.value
 
     @property
     def owner_auth(self) -> OwnerAuth:
@@ -105,6 +114,7 @@ class Settings:
                                          DEFAULT_SEARCH_PER_MINUTE, "requests", 1,
                                          MAX_PER_MINUTE),
             retrieval_mode=read.choice("RETRIEVAL_MODE", "", ("", *RETRIEVAL_MODES)),
+            owner_timezone=read.time_zone("OWNER_TIMEZONE"),
         )
 
 
@@ -144,10 +154,13 @@ class Runtime:
         from worker.db.binding import D1Database
 
         ai = getattr(env, "AI", None)
-        semantics = from_bindings(ai, getattr(env, "VECTORS", None))
-        return cls(db=D1Database(getattr(env, "DB", None)), settings=Settings.from_mapping(env),
-                   ai=ai, semantics=semantics, schedule=_wait_until, index_notes_inline=True,
-                   semantic_problem=None if semantics else EDGE_WITHOUT_SEMANTICS)
+        settings = Settings.from_mapping(env)
+        semantics = None if settings.lexical_only else from_bindings(
+            ai, getattr(env, "VECTORS", None))
+        return cls(db=D1Database(getattr(env, "DB", None)), settings=settings, ai=ai,
+                   semantics=semantics, schedule=_wait_until, index_notes_inline=True,
+                   semantic_problem=None if semantics or settings.lexical_only
+                   else EDGE_WITHOUT_SEMANTICS)
 
 
 def _wait_until(work: Coroutine[Any, Any, Any]) -> None:

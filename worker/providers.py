@@ -64,7 +64,11 @@ class OfflineResponder:
         lines = ["Here is what I found in memory:"]
         for s in prompt.sources:
             kind = "your note" if s.kind == "note" else "our conversation"
-            lines.append(f"- {kind} “{s.label}”: {s.snippet} [{s.n}]")
+            standing = f" ({s.standing})" if s.standing else ""
+            lines.append(f"- {kind} “{s.label}”{standing}: {s.snippet} [{s.n}]")
+        if any(s.standing and "[" in s.standing for s in prompt.sources):
+            lines.append("These notes disagree or one replaces another: the labels say "
+                         "which is current.")
         return "\n".join(lines)
 
 

@@ -7,8 +7,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfoNotFoundError
 
 from shared.errors import ConfigError
+from shared.owner_time import load_zone, zone_data_available
 
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+"
                        r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
@@ -65,6 +67,18 @@ class Reader:
         raw = self.text(name, default).lower()
         if raw not in allowed:
             raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {raw[:60]!r}")
+        return raw
+
+    def time_zone(self, name: str) -> str:
+        """An IANA time zone name, checked against the zone data when there is any (on a
+        platform without it every zone is UTC: shared/owner_time.py)."""
+        raw = self.text(name)
+        if raw and zone_data_available():
+            try:
+                load_zone(raw)
+            except (ValueError, ZoneInfoNotFoundError):
+                raise ConfigError(f"{name} must be an IANA time zone such as Europe/Rome or "
+                                  f"America/New_York, got {raw[:60]!r}") from None
         return raw
 
     def access(self) -> AccessConfig | None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from shared.bundles import with_partners
 from shared.errors import UpstreamError
+from shared.owner_time import pick_zone
 from shared.recall_block import Injected
 from shared.recall_policy import AUTOMATIC
 from shared.schemas import ChatRequest
@@ -23,7 +25,7 @@ from worker.recall.automatic import automatic_recall
 from worker.semantic.scheduling import schedule_indexing
 from worker.store import chats, citations
 from worker.store.citations import Citation
-from worker.views import message_json, source
+from worker.views import message_json, source, time_json
 
 # The model sees this many recent turns; automatic recall skips the same ones.
 HISTORY_TURNS = AUTOMATIC.exclude_recent_turns
@@ -50,9 +52,10 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
                                               now, context=request.raw_context(),
                                               new_conversation=not request.conversation_id)
 
+    zone = pick_zone(runtime.settings.owner_timezone, request.client_time_zone())
     recall = await automatic_recall(db, request.content, now, message_id=user_message.id,
                                     conversation_id=conversation_id,
-                                    semantics=runtime.semantics, mode=runtime.mode)
+                                    semantics=runtime.semantics, mode=runtime.mode, zone=zone)
     sources = [source(i) for i in recall.injected]
     prompt = Prompt(recall_block=recall.block, sources=sources, user_text=request.content,
                     history=[{"role": m.role, "content": m.content} for m in reversed(history)])
@@ -60,9 +63,11 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
     answer, cited = guard_citations(answer, sources)
     if not answer:
         raise UpstreamError("the model returned an empty answer; try again")
+    shown = with_partners((s.n for s in cited), recall.injected)
+    footer = [s for s in sources if s.n in shown]
     answered_at, answer_id = max(runtime.now_ms(), now + 1), chats.new_id()
     assistant = await chats.append_message(
-        db, conversation_id, "assistant", answer, answered_at, sources=cited,
+        db, conversation_id, "assistant", answer, answered_at, sources=footer,
         message_id=answer_id, after=citations.record_statements(
             db, answer_id, cited_notes(recall.injected, cited), answered_at))
     schedule_indexing(runtime, ("messages",))
@@ -71,4 +76,4 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
             "assistant_message": message_json(assistant),
             "recall": {"injected": len(recall.injected), "error": recall.error,
                        "mode": recall.mode.value, "fallback": recall.fallback,
-                       "skipped": recall.skipped}}
+                       "skipped": recall.skipped, "time": time_json(recall.time)}}

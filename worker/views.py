@@ -9,6 +9,7 @@ from re import Pattern
 from typing import Any
 
 from shared.candidate import Candidate
+from shared.labels import standing_label
 from shared.matching import highlighter
 from shared.protocol import STALE_AFTER_INTERVALS
 from shared.recall_block import Injected
@@ -17,8 +18,10 @@ from shared.units import MS_PER_DAY, MS_PER_SECOND
 from shared.wire import SearchHit, Source
 from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
+from worker.recall.timeframe import TimeScope
 from worker.semantic.status import RetrievalStatus
 from worker.store.chats import Forgotten, Message
+from worker.store.feedback import Recorded
 from worker.store.vaults import Contact, Vault
 
 # A hit at least this recent (its recency multiplier, shared.ranking) says so in reasons.
@@ -33,7 +36,7 @@ def message_json(message: Message) -> dict[str, Any]:
     return {"id": message.id, "conversation_id": message.conversation_id,
             "seq": message.seq, "role": message.role, "content": message.content,
             "sources": [s.model_dump() for s in message.sources],
-            "created_at": iso(message.created_at)}
+            "judgments": message.judgments, "created_at": iso(message.created_at)}
 
 
 def conversation_json(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -131,8 +134,8 @@ def status_json(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Setti
         "sync_interval_seconds": interval,
         "stale": not per_vault or any(v["stale"] for v in per_vault),
         "model_provider": settings.model_provider,
-        "vaults": per_vault,
         "retrieval": retrieval_json(retrieval),
+        "vaults": per_vault,
     }
 
 
@@ -159,18 +162,44 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
                      score=round(cand.score, 6), relevance=round(cand.relevance, 6),
                      reasons=_reasons(cand, marks, len(spans), now_ms), vault=cand.vault,
                      heading=cand.heading or None,
-                     conversation_id=cand.conversation_id)
+                     conversation_id=cand.conversation_id,
+                     standing=standing_label(cand) or None)
+
+
+def time_json(scope: TimeScope | None) -> dict[str, Any] | None:
+    """The time a query named: its words, its days in the owner's zone, and whether recall
+    kept to them (`applied` is false when nothing dated then was found)."""
+    if scope is None:
+        return None
+    span = scope.window.span
+    return {"expression": span.expression, "from": span.start.isoformat(),
+            "to": span.end.isoformat(), "timezone": scope.zone.name,
+            "timezone_fallback": scope.zone.fallback, "applied": scope.applied}
 
 
 def search_json(result: ExplicitResult, now_ms: int) -> dict[str, Any]:
     marks = highlighter(result.searched_terms)
+    dated = time_json(result.time) if result.time and result.time.applied else None
+    hits = [search_hit(h, marks, now_ms) for h in result.hits]
+    if dated:
+        for hit in hits:
+            hit.reasons.append(f"dated {dated['expression']}")
     return {"query": result.query.text, "terms": [t.fts for t in result.query.terms],
             "corrections": dict(result.corrections), "mode": result.mode.value,
-            "fallback": result.fallback,
-            "hits": [search_hit(h, marks, now_ms).model_dump() for h in result.hits]}
+            "fallback": result.fallback, "time": time_json(result.time),
+            "hits": [h.model_dump() for h in hits]}
+
+
+def feedback_json(recorded: Recorded) -> dict[str, Any]:
+    source = recorded.source
+    return {"message_id": recorded.message_id, "n": recorded.n,
+            "judgment": recorded.judgment,
+            "source": {"kind": source.kind, "id": source.id, "label": source.label},
+            "recorded_at": iso(recorded.created_at)}
 
 
 def source(injected: Injected) -> Source:
     cand = injected.candidate
     return Source(n=injected.n, kind=cand.kind, id=cand.id, label=cand.label,
-                  snippet=injected.excerpt, href=cand.href)
+                  snippet=injected.excerpt, href=cand.href,
+                  standing=injected.standing or None)

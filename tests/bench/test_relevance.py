@@ -37,9 +37,13 @@ def test_the_json_keeps_its_schema_and_adds_intervals(recorded: tuple) -> None:
             assert category["ci"].keys() == {m.key for m in METRICS}
     assert set(result["paired"]) == {"fts5_naive", "bm25s"}
     assert set(result["paired"]["bm25s"]) == set(PAIRED)
-    # No query of this set marks a canonical doc or a conflict: no figure, not a zero.
-    assert result["system"]["canonical_first_auto"] is None
-    assert result["system"]["contradiction_coverage"] is None
+    # Only the contradiction queries mark a canonical doc or a conflict; elsewhere there is
+    # no figure, not a zero.
+    assert result["system"]["contradiction_coverage"] == 1.0
+    per_category = result["system"]["per_category"]
+    assert per_category["contradiction"]["canonical_first_auto"] == 1.0
+    assert per_category["exact_title"]["canonical_first_auto"] is None
+    assert per_category["exact_title"]["contradiction_coverage"] is None
 
 
 def test_the_table_shows_each_figure_with_its_interval(recorded: tuple,
@@ -57,12 +61,12 @@ def test_the_table_shows_each_figure_with_its_interval(recorded: tuple,
 def test_every_query_is_recorded_on_one_line(recorded: tuple) -> None:
     _, result, text = recorded
     entries = result["per_query"]
-    assert len(entries) == result["system"]["n_queries"] == 41
+    assert len(entries) == result["system"]["n_queries"] == 44
     first = entries[0]
     assert set(first) == set(runfile.PER_QUERY_KEYS)
     assert first["ranked"][0] in first["judgments"] and len(first["ranked"]) <= 20
     lines = [line for line in text.splitlines() if line.startswith('    {"id": ')]
-    assert len(lines) == 41
+    assert len(lines) == 44
     assert runfile.read(recorded[0])["per_query"] == entries
 
 
@@ -71,7 +75,7 @@ def test_a_run_gated_against_itself_fails_only_the_improvement_gates(
     path = str(recorded[0])
     assert gates.main(["--baseline", path, "--candidate", path]) == 1
     out = capsys.readouterr().out
-    assert "gated on:  all queries (the set has no held-out split), 41 queries" in out
+    assert "gated on:  all queries (the set has no held-out split), 44 queries" in out
     assert "FAIL  nDCG@10" in out and "PASS  MRR" in out and "PASS  Recall@20" in out
     assert "PASS  exact-title/identifier" in out
 

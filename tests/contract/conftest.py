@@ -4,6 +4,7 @@ once on real D1 inside Miniflare (one Miniflare process per session, reset per t
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -31,7 +32,12 @@ async def reset(db: Database) -> None:
     virtual = [r["name"] for r in rows if (r["sql"] or "").upper().startswith("CREATE VIRTUAL")]
     for name in virtual:
         await db.prepare(f'DROP TABLE IF EXISTS "{name}"').run()
-    while names := [r["name"] for r in (await db.prepare(LIST_SQL).all()).results]:
+    while rows := (await db.prepare(LIST_SQL).all()).results:
+        # Tables no other table references first: dropping a parent while a child still
+        # references it and another, already dropped, parent fails ("no such table").
+        referenced = {m.lower() for r in rows
+                      for m in re.findall(r"REFERENCES\s+\"?(\w+)", r["sql"] or "", re.I)}
+        names = sorted((r["name"] for r in rows), key=lambda n: n.lower() in referenced)
         for name in names:
             with contextlib.suppress(ConstraintError):
                 await db.prepare(f'DROP TABLE IF EXISTS "{name}"').run()

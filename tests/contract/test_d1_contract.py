@@ -228,3 +228,63 @@ async def test_forgetting_fires_the_fts_triggers_through_the_cascade(port: Datab
     assert (await port.prepare(match).bind("okapi").all()).results == []
     stats = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
     assert stats == {"docs": 0}
+
+
+async def note_dates(db: Database, path: str) -> list[tuple[int | None, int | None]]:
+    rows = (await db.prepare(
+        "SELECT d.day, d.at FROM note_dates d JOIN vault_notes n ON n.rid = d.note_rid"
+        " WHERE n.path = ? ORDER BY d.day, d.at").bind(path).all()).results
+    return [(r["day"], r["at"]) for r in rows]
+
+
+async def test_note_dates_follow_upserts_edits_and_deletes(port: Database) -> None:
+    first = note("Daily/2026-10-02.md", "the aardvark digs", mtime=NOW_MS - 10)
+    await apply(port, "1", first)
+    assert await note_dates(port, "Daily/2026-10-02.md") == [(20_728, None)]
+    edited = note("Daily/2026-10-02.md", "the badger digs", mtime=NOW_MS)
+    edited = edited.model_copy(update={"days": ["2026-03-14"], "times": [NOW_MS - 5]})
+    await apply(port, "2", edited)
+    assert await note_dates(port, "Daily/2026-10-02.md") == [
+        (None, NOW_MS - 5), (20_526, None), (20_728, None)]
+    await apply(port, "3", deletes=[{"path": "Daily/2026-10-02.md", "deleted_at": NOW_MS + 1}])
+    left = (await port.prepare("SELECT count(*) AS n FROM note_dates").first())
+    assert left is not None and left["n"] == 0
+
+
+async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> None:
+    from worker.recall.explicit import search
+    from worker.store import feedback
+    from worker.store.citations import Citation, record_statements
+
+    await apply(port, "1", note("Garden/Tomatoes.md", "prune tomato plants weekly"),
+                note("Daily/2026-05-20.md", "pruned the tomato plants"))
+    told = await chats.append_message(port, "c", "user", "the greenhouse tomato trial", NOW_MS,
+                                      new_conversation=True)
+    await chats.append_message(port, "c2", "user", "how do I prune tomatoes?", NOW_MS + 1,
+                               new_conversation=True)
+    sources = [Source(n=1, kind="note", id="Garden/Tomatoes.md", label="T", snippet="prune",
+                      href="obsidian://open?vault=Life&file=Garden%2FTomatoes"),
+               Source(n=2, kind="message", id=told.id, label="c", snippet="trial",
+                      href=f"/?msg={told.id}")]
+    vid = (await port.prepare("SELECT vid FROM vault_notes LIMIT 1").first())["vid"]
+    answer_id = "answer-1"
+    await chats.append_message(port, "c2", "assistant", "Weekly [1][2].", NOW_MS + 2,
+                               sources=sources, message_id=answer_id,
+                               after=record_statements(port, answer_id, [Citation(
+                                   vid, "Garden/Tomatoes.md", "prune")], NOW_MS + 2))
+    await feedback.record(port, answer_id, 1, "relevant", NOW_MS + 3)
+    await feedback.record(port, answer_id, 1, "irrelevant", NOW_MS + 4)  # replaces
+    await feedback.record(port, answer_id, 2, "relevant", NOW_MS + 5)
+    rows = await feedback.judgments(port, [(vid, "Garden/Tomatoes.md")], [told.id])
+    assert sorted((r["doc"], r["judgment"]) for r in rows) == [
+        (f"message:{told.id}", "relevant"), (f"note:{vid}:Garden/Tomatoes.md", "irrelevant")]
+    assert [r["question"] for r in await feedback.export_rows(port)] == [
+        "how do I prune tomatoes?"] * 2
+    windowed = await search(port, "tomato plants on 2026-05-20", NOW_MS)
+    assert [h.id for h in windowed.hits] == ["Daily/2026-05-20.md"]
+    listed = await search(port, "what did I write on 2026-05-20?", NOW_MS)  # the timeline
+    assert [h.id for h in listed.hits] == ["Daily/2026-05-20.md"]
+    await apply(port, "2", deletes=[{"path": "Garden/Tomatoes.md", "deleted_at": NOW_MS + 6}])
+    await chats.delete_message(port, told.id)
+    left = await port.prepare("SELECT count(*) AS n FROM recall_feedback").first()
+    assert left is not None and left["n"] == 0

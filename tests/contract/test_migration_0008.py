@@ -5,12 +5,12 @@ another model (the indexer's upsert) and deletes."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from local.migrate import MIGRATIONS_DIR, migrate
+from local.migrate import migrate
+from tests.contract.history import migrations_before
 from worker.db import Database
 from worker.semantic.indexer import DROP_SQL, RECORD_SQL
 
@@ -36,12 +36,7 @@ async def rows(db: Database, sql: str) -> list[dict]:
 
 async def test_0008_counts_old_vectors_and_keeps_counting(blank: Database,
                                                           tmp_path: Path) -> None:
-    before = tmp_path / "migrations-before-0008"
-    before.mkdir()
-    for path in MIGRATIONS_DIR.glob("*.sql"):
-        if int(path.name[:4]) < 8:
-            shutil.copy(path, before)
-    await migrate(blank, before)
+    await migrate(blank, migrations_before(tmp_path, "0008"))
     for i, (corpus, model) in enumerate([("notes", "m1"), ("notes", "m1"),
                                          ("messages", "m1"), ("notes", "m0")]):
         await blank.prepare(BEFORE_0008).bind(f"v{i}", corpus, f"u{i}", model).run()

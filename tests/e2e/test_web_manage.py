@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from local.thread_server import RunningServer, run_coroutine
-from tests.conftest import NOW_MS
-from tests.e2e.conftest import LOCALE, TIMEZONE, shot
+from tests.conftest import NOW_MS, note
+from tests.e2e.conftest import LOCALE, TIMEZONE, shot, sync_notes
 from worker.store import chats
 
 pytestmark = pytest.mark.browser
@@ -202,24 +202,61 @@ def test_status_panel_warns_when_sync_is_stale(page: Page, server: RunningServer
 
 def test_status_panel_shows_vaults_and_retrieval_mode(page: Page,
                                                       server: RunningServer) -> None:
-    def extended(route) -> None:
-        status = route.fetch().json()
-        status.update(retrieval_mode="hybrid", vaults=[
-            {"name": "Home Vault", "notes": 2, "last_sync_at": status["last_sync_at"],
-             "staleness_seconds": 10, "stale": False},
-            {"name": "Work", "notes": 40, "stale": True}])
-        route.fulfill(json=status)
-
-    page.route("**/status", extended)
+    """Everything from the real /status: a second vault synced by a real hub request, made
+    stale in the database, and the retrieval mode the server runs."""
+    sync_notes(server, note("Plans/Q3.md", "Quarterly plan: ship the kiln controller."),
+               vault="Work Vault", batch_id="e2e-work")
+    run_coroutine(server.db.prepare(
+        "UPDATE vaults SET last_contact_at = last_contact_at - 10800000 WHERE name = ?"
+    ).bind("Work Vault").run())
+    assert httpx.get(f"{server.url}/status").json()["retrieval"]["mode"] == "lexical"
     page.goto(server.url)
-    expect(page.locator("#status-facts")).to_contain_text("Retrievalhybrid")
+    expect(page.locator("#status-facts")).to_contain_text("Retrievallexical")
     rows = page.locator("#status-vaults li")
     expect(rows).to_have_count(2)
-    expect(rows.nth(0)).to_contain_text("Home Vault")
-    expect(rows.nth(0)).to_contain_text("2 notes")
-    expect(rows.nth(1)).to_contain_text("stale")
-    expect(page.locator("#stale-warning")).to_be_hidden()
+    home, work = rows.filter(has_text="Home Vault"), rows.filter(has_text="Work Vault")
+    expect(home).to_contain_text("2 notes")
+    expect(home.locator(".badge")).to_have_count(0)
+    expect(work).to_contain_text("1 note ·")
+    expect(work.locator(".badge")).to_have_text("stale")
+    expect(page.locator("#stale-warning")).to_be_visible()
     shot(page, "status-vaults.png")
+
+
+RENDER = """async (status) => {
+  const { StatusPanel } = await import("/status.js");
+  const [facts, warning, vaults] = [document.createElement("dl"),
+    document.createElement("p"), document.createElement("ul")];
+  new StatusPanel({ facts, warning, vaults }).render(status);
+  const dds = [...facts.querySelectorAll("dt")].map((dt) => [dt.textContent,
+    dt.nextElementSibling.textContent, dt.nextElementSibling.title]);
+  return Object.fromEntries(dds.map(([term, value, title]) => [term, [value, title]]));
+}"""
+
+
+@pytest.mark.parametrize(("retrieval", "shown"), [
+    ("absent", None),
+    (None, None),
+    ({"mode": 3}, None),
+    ({"mode": ""}, None),
+    ({"mode": "hybrid", "configured": "hybrid", "embedder": {"model": "bge-small"},
+      "reranker": None, "vectors": {"notes": 12}, "notes": []}, ["hybrid", ""]),
+    ({"mode": "lexical", "configured": "hybrid", "embedder": None, "reranker": None,
+      "vectors": None, "notes": ["no embedder is configured: lexical"]},
+     ["lexical", "no embedder is configured: lexical"]),
+])
+def test_the_retrieval_row_renders_from_status_retrieval_mode(
+        page: Page, server: RunningServer, retrieval: object, shown: list | None) -> None:
+    """The panel's rendering in the browser, on /status as the real server answers it with
+    `retrieval` as an older Worker (absent) or a newer one (with more fields) sends it."""
+    status = httpx.get(f"{server.url}/status").json()
+    del status["retrieval"]
+    if retrieval != "absent":
+        status["retrieval"] = retrieval
+    page.goto(server.url)
+    facts = page.evaluate(RENDER, status)
+    assert facts["Notes"][0] == "2"
+    assert facts.get("Retrieval") == shown
 
 
 def test_every_message_carries_the_client_context(page: Page, server: RunningServer) -> None:

@@ -25,13 +25,13 @@ def parse(text: str | bytes, path: str = "Folder/Note.md") -> NoteUpsert | Rejec
 
 def test_frontmatter_fields_and_body_tags() -> None:
     result = parse("---\ntitle: Trip plan\ntags: [travel, 'japan/kyoto']\naliases:\n  - Kyoto"
-                   "\n  - 京都\ntype: project\nstatus: active\n---\nPack light. #packing and "
+                   "\n  - 京都\ntype: project\nstatus: Stable\n---\nPack light. #packing and "
                    "#travel but not `#code` nor http://x.y/#anchor\n```\n#include <x>\n```\n")
     assert isinstance(result, NoteUpsert)
     assert result.title == "Trip plan"
     assert result.tags == ["travel", "japan/kyoto", "packing"]
     assert result.aliases == ["Kyoto", "京都"]
-    assert (result.type, result.status) == ("project", "active")
+    assert (result.type, result.status) == ("project", "stable")
     assert result.body.startswith("Pack light.")
     assert len(result.content_hash) == 64
 
@@ -106,3 +106,18 @@ def test_demo_vault_parses_cleanly() -> None:
     assert [p for p in pages if not isinstance(p, Page)] == []
     parsed = [p.note for p in pages if isinstance(p, Page)]
     assert any(p.path.startswith("Daily/") and p.tags == ["daily"] for p in parsed)
+
+
+def test_stated_dates_become_days_and_instants() -> None:
+    result = parse("---\ndate: 2026-10-02\ncreated: 2026-03-14 09:30\n"
+                   "updated: 2026-11-20T18:00:00+01:00\nmodified: not a date\n---\nBody\n",
+                   path="Journal/Notes.md")
+    assert isinstance(result, NoteUpsert)
+    assert result.days == ["2026-03-14", "2026-10-02"]  # a time with no zone: that day
+    assert result.times == [int(datetime(2026, 11, 20, 17, tzinfo=UTC).timestamp() * 1000)]
+
+
+def test_no_stated_dates_sends_none() -> None:
+    result = parse("---\ndate: 0099-01-01\n---\nBody\n", path="Daily/2026-10-02.md")
+    assert isinstance(result, NoteUpsert)
+    assert (result.days, result.times) == ([], [])  # the file name's date the Worker reads

@@ -102,3 +102,57 @@ def test_upserts_go_before_deletes(tmp_path: Path) -> None:
     [batch] = make_batches(plan, RUN)
     assert ([u.path for u in batch.upserts], [d.path for d in batch.deletes]) == (
         ["new.md"], ["old.md"])
+
+
+REL = "---\nrelations:\n  - {target: %s, type: %s}\n---\n%s\n"
+
+
+def test_relations_are_resolved_against_the_whole_vault_and_linted(tmp_path: Path) -> None:
+    write(tmp_path, "New.md", REL % ("Old", "supersedes", "Replaces [[Old]]."))
+    write(tmp_path, "Sub/Old.md", "---\nstatus: deprecated\n---\nThe old way.")
+    write(tmp_path, "Lost.md", REL % ("Nowhere", "supports", "See [[Nowhere]]."))
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
+    sent = {u.path: [(r.target, r.type, r.linked) for r in u.relations] for u in plan.upserts}
+    assert sent == {"New.md": [("Sub/Old.md", "supersedes", True)],
+                    "Lost.md": [("Nowhere.md", "supports", True)], "Sub/Old.md": []}
+    assert [(f.path, f.code) for f in plan.findings] == [("Lost.md",
+                                                          "relation_missing_target")]
+    assert plan.resolved["Lost.md"].missing == ["Nowhere"]
+    assert {u.path: u.status for u in plan.upserts}["Sub/Old.md"] == "deprecated"
+
+
+def test_a_page_whose_missing_target_appears_is_sent_again(tmp_path: Path) -> None:
+    write(tmp_path, "Lost.md", REL % ("Nowhere", "supports", "See [[Nowhere]]."))
+    first = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
+    digest = first.upserts[0].content_hash
+    entry = entry_for(tmp_path, "Lost.md", digest, time.time_ns())
+    entry.missing = ["Nowhere"]
+    state = State(notes={"Lost.md": entry})
+    again = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    assert (again.upserts, again.unchanged) == ([], 1)  # still missing: not even read
+    write(tmp_path, "Elsewhere/Nowhere.md", "Here now.")
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    lost = next(u for u in plan.upserts if u.path == "Lost.md")
+    assert lost.content_hash == digest  # same file, new relation target
+    assert [r.target for r in lost.relations] == ["Elsewhere/Nowhere.md"]
+
+
+def test_cycles_are_found_with_the_relations_of_pages_not_read(tmp_path: Path) -> None:
+    write(tmp_path, "A.md", REL % ("B", "supersedes", "[[B]]"))
+    write(tmp_path, "B.md", "B")
+    entry = entry_for(tmp_path, "B.md", "h", time.time_ns())
+    entry.relations = [["A.md", "supersedes"]]  # recorded when B was last sent
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), State(notes={"B.md": entry}), NOW)
+    assert [u.path for u in plan.upserts] == ["A.md"]
+    assert [(f.path, f.code) for f in plan.findings] == [("A.md", "relation_cycle")]
+
+
+def test_a_relation_to_a_page_deleted_this_run_is_reported(tmp_path: Path) -> None:
+    write(tmp_path, "A.md", REL % ("B", "supports", "[[B]]"))
+    entry = entry_for(tmp_path, "A.md", "h", time.time_ns())
+    entry.relations = [["B.md", "supports"]]
+    state = State(notes={"A.md": entry, "B.md": Entry("h", 1, 1, NOW)})
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    assert [d.path for d in plan.deletes] == ["B.md"] and plan.upserts == []
+    assert [(f.path, f.code) for f in plan.findings] == [("A.md", "relation_missing_target")]
+    assert "'B.md': that page was deleted or moved" in plan.findings[0].message

@@ -12,11 +12,14 @@ from shared.ranking import (
     BM25_K1,
     RECENCY_HALF_LIFE_DAYS,
     RECENCY_WEIGHT,
+    SMALL_INDEX_UNITS,
+    forgiven_terms,
     idf,
     merge,
     query_ceiling,
     recency_boost,
     relevance,
+    specificity,
 )
 from shared.units import MS_PER_DAY
 
@@ -41,6 +44,31 @@ def test_phrase_df_is_its_rarest_token() -> None:
     phrase = Term(("pg", "pull"))
     assert query_ceiling([phrase], {"pg": 3, "pull": 40}, 100) == \
         pytest.approx((BM25_K1 + 1) * idf(100, 3))
+
+
+WEDDING = [Term(("hannah",)), Term(("wedding",)), Term(("ceremony",))]
+
+
+def knows(*words: str):
+    return lambda term: all(t in words for t in term.tokens)
+
+
+def test_a_small_index_forgives_one_word_it_has_never_seen() -> None:
+    known = knows("hannah", "wedding")
+    assert forgiven_terms(WEDDING, known, 4) == (Term(("ceremony",)),)
+    df = {"hannah": 1, "wedding": 1}
+    full = query_ceiling(WEDDING, df, 4)
+    assert query_ceiling(WEDDING, df, 4, forgiven_terms(WEDDING, known, 4)) == \
+        pytest.approx(full * 2 / 3)
+
+
+def test_nothing_is_forgiven_in_a_large_index_a_short_query_or_an_unknown_topic() -> None:
+    assert forgiven_terms(WEDDING, knows("hannah", "wedding"), SMALL_INDEX_UNITS) == ()
+    assert forgiven_terms(WEDDING[:2], knows("hannah"), 4) == ()  # two terms: no allowance
+    assert forgiven_terms(WEDDING, knows(), 4) == ()  # memory knows none of it
+    two_unseen = [*WEDDING, Term(("date",))]
+    assert forgiven_terms(two_unseen, knows("hannah", "wedding"), 4) == (Term(("ceremony",)),)
+    assert forgiven_terms(WEDDING, knows("hannah", "wedding", "ceremony"), 4) == ()
 
 
 def test_relevance_is_a_fraction_of_the_ceiling() -> None:
@@ -87,3 +115,9 @@ def test_merge_is_deterministic_on_exact_ties() -> None:
 
 def test_merge_respects_limit() -> None:
     assert len(merge([scored("note", f"{i}.md", 0.5, i) for i in range(20)], 5)) == 5
+
+
+def test_specificity_is_idf_over_the_rarest_possible() -> None:
+    assert specificity(idf(1_000, 1), 1_000) == 1.0
+    assert specificity(idf(1_000, 300), 1_000) < 0.2
+    assert specificity(0.5, 0) == 1.0  # an empty index: everything is rare

@@ -66,3 +66,28 @@ def test_owner_message_hits_carry_mallorys_reply() -> None:
     lines = build_recall_block([question])[0].splitlines()
     assert lines[2].startswith("[1] past message by the owner")
     assert lines[4] == f"{INDENT}{REPLY_LEAD}«Try the 20-20-20 rule.»"
+
+
+def test_headers_carry_standing_and_relations_by_number() -> None:
+    from shared.candidate import Link
+    new = candidate("new", group="new", knowledge_role="canonical", status="stable",
+                    label="Backups: NAS", links=(Link("supersedes", "out", "old"),))
+    old = candidate("old", group="old", knowledge_role="canonical", status="deprecated",
+                    label="Backups: USB", links=(Link("supersedes", "in", "new"),))
+    block, injected = build_recall_block([new, old])
+    assert "[1] note “Backups: NAS” (2026-05-28; canonical, stable — supersedes [2])" in block
+    assert "[2] note “Backups: USB” (2026-05-28; canonical, deprecated — superseded by [1])" \
+        in block
+    assert [i.standing for i in injected] == ["stable — supersedes [2]",
+                                              "deprecated — superseded by [1]"]
+
+
+def test_when_the_budget_cuts_a_partner_no_label_names_it() -> None:
+    from shared.candidate import Link
+    long = "word " * 2_000
+    hits = [candidate(g, group=g, snippet=long, status="draft",
+                      links=(Link("contradicts", "out", "j"),) if g == "a" else ())
+            for g in "abcdefghij"]
+    block, injected = build_recall_block(hits)
+    assert len(injected) < len(hits) and "j" not in {i.candidate.group for i in injected}
+    assert "contradicts [" not in block and injected[0].standing == "draft"

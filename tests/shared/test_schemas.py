@@ -20,7 +20,8 @@ sync_like = st.fixed_dictionaries({
     "vault_id": st.uuids().map(str) | json_values, "seq": st.integers() | json_values,
     "upserts": st.lists(st.dictionaries(
         st.sampled_from(["path", "title", "body", "mtime", "note_date", "content_hash",
-                         "tags", "aliases", "extra"]), json_values, max_size=8), max_size=3),
+                         "tags", "aliases", "relations", "role", "status", "extra"]),
+        json_values, max_size=8), max_size=3),
     "deletes": st.lists(json_values, max_size=3)})
 
 

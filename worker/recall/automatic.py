@@ -12,19 +12,29 @@ from dataclasses import dataclass, field, replace
 from shared.candidate import Candidate
 from shared.dialogue import dialogue_act
 from shared.errors import QueryTooLong
+from shared.feedback import query_hash
 from shared.matching import with_terms
+from shared.owner_time import UTC_ZONE, Zone
 from shared.query import Mode, SearchQuery, build_query
 from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
-from shared.recall_policy import AUTOMATIC, RecallPolicy, select
+from shared.recall_policy import AUTOMATIC, RecallPolicy, cosine_bar, names_only, select
 from shared.snippets import snip
 from shared.sources import strip_citations
+from shared.standing import stand
 from worker.db import Database
+from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
+from worker.recall.timeframe import TimeScope, scope_of, within
+from worker.recall.together import with_competitors
 from worker.semantic.semantics import Semantics
 from worker.store import chats
 
 log = logging.getLogger("mallory.recall")
+# A message that names only a time ("what did I do yesterday?") recalls what is dated then
+# when the span is at most this many days: a day's or a week's notes are an answer, a
+# year's newest three are not.
+TIMELINE_MAX_DAYS = 7
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,7 @@ class Recall:
     mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
     fallback: str | None = None  # why it stepped down from the mode asked for
     skipped: str | None = None  # "social" or "meta": the message asks nothing of memory
+    time: TimeScope | None = None  # the time the message named, and whether it was applied
 
 
 @dataclass(frozen=True)
@@ -44,17 +55,21 @@ class Gated:
     mode: RetrievalMode = RetrievalMode.LEXICAL
     fallback: str | None = None
     skipped: str | None = None  # the dialogue act, when recall was skipped for it
+    time: TimeScope | None = None
 
 
 async def candidates(db: Database, text: str, now_ms: int, *,
                      exclude_ids: tuple[str, ...] = (), conversation_id: str | None = None,
                      text_is_stored: bool = False, policy: RecallPolicy = AUTOMATIC,
                      semantics: Semantics | None = None,
-                     mode: RetrievalMode = RetrievalMode.LEXICAL) -> tuple[Retrieved, str]:
+                     mode: RetrievalMode = RetrievalMode.LEXICAL,
+                     scope: TimeScope | None = None) -> tuple[Retrieved, str]:
     """Everything automatic recall retrieved for `text`, before the gate, with the
     message's dialogue act (nothing is retrieved for a social or meta message).
-    `text_is_stored`: the text is already a stored message (the chat path)."""
-    query = build_query(text, Mode.AUTOMATIC)
+    `text_is_stored`: the text is already a stored message (the chat path). `scope`: only
+    within this time (worker/recall/timeframe.py). The owner's feedback reorders them, and
+    drops what was judged irrelevant for this very query (worker/recall/feedback.py)."""
+    query = scope.query if scope else build_query(text, Mode.AUTOMATIC)
     act = dialogue_act(query.text)
     if act != "request":
         return Retrieved(query=query, mode=mode), act
@@ -62,23 +77,57 @@ async def candidates(db: Database, text: str, now_ms: int, *,
                       conversation_id=conversation_id,
                       exclude_recent_turns=policy.exclude_recent_turns,
                       query_text_is_indexed=text_is_stored)
-    found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    return replace(found, candidates=with_terms(found.candidates, found.query.terms)), act
+    if scope:
+        found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)
+    else:
+        found = await retrieve(db, semantics, query, filters, now_ms, mode)
+    judged = await apply_feedback(db, found.candidates, now_ms, suppress_for=query_hash(text))
+    scored = stand(with_terms(judged, found.query.terms), query, policy.standing)
+    return replace(found, candidates=scored), act
 
 
 async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str, ...] = (),
                 conversation_id: str | None = None, text_is_stored: bool = False,
                 policy: RecallPolicy = AUTOMATIC, semantics: Semantics | None = None,
-                mode: RetrievalMode = RetrievalMode.LEXICAL) -> Gated:
-    """What automatic recall would inject for `text` (no hits when none is reliable)."""
-    found, act = await candidates(db, text, now_ms, exclude_ids=exclude_ids,
-                                  conversation_id=conversation_id,
-                                  text_is_stored=text_is_stored, policy=policy,
-                                  semantics=semantics, mode=mode)
+                mode: RetrievalMode = RetrievalMode.LEXICAL, zone: Zone = UTC_ZONE) -> Gated:
+    """What automatic recall would inject for `text` (no hits when none is reliable): the
+    gate's hits, with the notes their conflict relations reach beside them. A time the
+    message names restricts recall to it, unless nothing there passes the gate: then it
+    recalls as if no time were named."""
+    scope = scope_of(text, Mode.AUTOMATIC, now_ms, zone)
+    kwargs = {"exclude_ids": exclude_ids, "conversation_id": conversation_id,
+              "text_is_stored": text_is_stored, "policy": policy, "semantics": semantics,
+              "mode": mode}
+    if scope is not None:
+        found, act = await candidates(db, text, now_ms, scope=scope, **kwargs)
+        hits = await _gate(db, found, policy, semantics, now_ms) if act == "request" else []
+        if hits or act != "request":
+            return Gated(query=found.query, hits=hits, mode=found.mode,
+                         fallback=found.fallback, skipped=None if hits else act, time=scope)
+        scope = replace(scope, applied=False)
+    found, act = await candidates(db, text, now_ms, **kwargs)
     if act != "request":
-        return Gated(query=found.query, hits=[], mode=mode, skipped=act)
-    hits = select(found.candidates, policy)
-    return Gated(query=found.query, hits=hits, mode=found.mode, fallback=found.fallback)
+        return Gated(query=found.query, hits=[], mode=mode, skipped=act, time=scope)
+    hits = await _gate(db, found, policy, semantics, now_ms)
+    return Gated(query=found.query, hits=hits, mode=found.mode, fallback=found.fallback,
+                 time=scope)
+
+
+async def _gate(db: Database, found: Retrieved, policy: RecallPolicy,
+                semantics: Semantics | None, now_ms: int) -> list[Candidate]:
+    """The gate's hits, with the notes their conflict relations reach beside them.
+
+    Cosines decide only where they carry meaning: not for a query that names its hit
+    exactly, or is made of rare names that a hit holds (shared.recall_policy.names_only;
+    words memory has never seen are rare too, but name nothing)."""
+    terms = [t.fts for t in found.query.terms]
+    named = names_only(terms, found.idf, found.docs) and any(
+        c.terms.issuperset(terms) for c in found.candidates)
+    lexical_decides = found.exact or named
+    bar = (cosine_bar(semantics.embedder.model) if semantics is not None and not
+           lexical_decides and found.mode is not RetrievalMode.LEXICAL else None)
+    return await with_competitors(db, select(found.candidates, policy, bar=bar),
+                                  found.candidates, found.query, policy, now_ms)
 
 
 async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:
@@ -94,11 +143,12 @@ async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:
 
 async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: str,
                            conversation_id: str, semantics: Semantics | None = None,
-                           mode: RetrievalMode = RetrievalMode.LEXICAL) -> Recall:
+                           mode: RetrievalMode = RetrievalMode.LEXICAL,
+                           zone: Zone = UTC_ZONE) -> Recall:
     try:
         found = await gated(db, text, now_ms, exclude_ids=(message_id,),
                             conversation_id=conversation_id, text_is_stored=True,
-                            semantics=semantics, mode=mode)
+                            semantics=semantics, mode=mode, zone=zone)
     except QueryTooLong:
         log.info("no recall for message %s: the text is over the query length", message_id)
         return Recall(error=QueryTooLong.code)
@@ -112,4 +162,4 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
         log.exception("could not load replies for recalled messages")
     block, injected = build_recall_block(snip(hits, found.query.terms, EXCERPT_CHARS))
     return Recall(block=block, injected=injected, mode=found.mode, fallback=found.fallback,
-                  skipped=found.skipped)
+                  skipped=found.skipped, time=found.time)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from shared.candidate import Candidate, Kind
+from shared.knowledge import MESSAGE_ROLE, normal_status, role_of
 from shared.matching import matched_terms
 from shared.query import Term
 from shared.schemas import PATH_SEPARATOR
@@ -59,20 +60,35 @@ NOTE_COLUMNS: Mapping[str, float] = {
 MESSAGE_COLUMNS: Mapping[str, float] = {"question": 1.0, "answer": 1.0}
 
 
-def _weights(columns: Mapping[str, float]) -> str:
+def weights_sql(columns: Mapping[str, float]) -> str:
     return ", ".join(f"{w:.3f}" for w in columns.values())
 
 
 # A note section's row, as every query that yields one selects it (here and in
 # worker/semantic/units.py), over note_sections s, vault_notes n and vaults v.
+# `related`: the note declares an effective relation or is the target of one (two index
+# lookups, migrations/0006), so automatic recall reads relations only for notes that have
+# some and a vault without relations pays no extra round trip.
 NOTE_ROW_SELECT = f"""SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
-       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, s.ord, s.heading,
-       s.heading_path, s.unit_id, substr(s.body, 1, {TEXT_CHARS}) AS text"""
+       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
+       n.role, s.ord, s.heading, s.heading_path, s.unit_id,
+       substr(s.body, 1, {TEXT_CHARS}) AS text,
+       (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
+        OR EXISTS (SELECT 1 FROM note_relations AS r
+                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related"""
+
+
+# Notes dated within a window of days (migrations/0007): ?{0} and ?{1} the first and last
+# day number, ?{2} and ?{3} the UTC start and end (exclusive). One indexed range per kind.
+NOTES_IN_WINDOW_SQL = """SELECT note_rid FROM note_dates WHERE day BETWEEN ?{0} AND ?{1}
+            UNION SELECT note_rid FROM note_dates WHERE at >= ?{2} AND at < ?{3}"""
 
 
 def notes_search_sql(columns: Mapping[str, float]) -> str:
     """Note sections (migrations/0005). ?1 the MATCH expression, ?2 how many rows, ?3 a
-    vault name or NULL for every vault. The CTE ranks on the FTS index alone and keeps ?2
+    vault name or NULL for every vault, ?4–?7 a window of days (NOTES_IN_WINDOW_SQL) or
+    NULL. The window, like the vault, is applied before the LIMIT. The CTE ranks on the FTS
+    index alone and keeps ?2
     rows; only those are joined to the content tables. All vaults share one index, so one
     bm25() scale ranks them together; the vault filter is applied before the LIMIT, so a
     vault's hits are never crowded out by another's. No snippet() here: it re-runs the
@@ -80,12 +96,15 @@ def notes_search_sql(columns: Mapping[str, float]) -> str:
     (bench.latency); shared.snippets cuts snippets for the final hits."""
     return f"""
 WITH ranked AS (
-    SELECT rowid AS rid, bm25(note_sections_fts, {_weights(columns)}) AS bm25
+    SELECT rowid AS rid, bm25(note_sections_fts, {weights_sql(columns)}) AS bm25
     FROM note_sections_fts WHERE note_sections_fts MATCH ?1
       AND (?3 IS NULL OR rowid IN (
             SELECT s.rid FROM note_sections AS s
             JOIN vault_notes AS n ON n.rid = s.note_rid
             JOIN vaults AS v ON v.vid = n.vid WHERE v.name = ?3))
+      AND (?4 IS NULL OR rowid IN (
+            SELECT s.rid FROM note_sections AS s WHERE s.note_rid IN (
+            {NOTES_IN_WINDOW_SQL.format(4, 5, 6, 7)})))
     ORDER BY bm25 LIMIT ?2
 )
 {NOTE_ROW_SELECT}, ranked.bm25
@@ -98,14 +117,18 @@ ORDER BY ranked.bm25
 
 
 def messages_search_sql(columns: Mapping[str, float]) -> str:
-    """Conversation units (migrations/0003). ?1 MATCH, ?2 rows; excluded: units holding a
-    message whose id is in ?3 (a JSON array) and, in conversation ?4, units among its last
-    ?5 turns (already in the model's context). A withdrawn reply (it quoted a note since
-    deleted or changed) has no unit: worker/store/units.py takes it out of the index."""
+    """Conversation units (migrations/0003). ?1 MATCH, ?2 rows; ?6 and ?7 a window (UTC
+    start, exclusive end; NULL: any time), applied before the LIMIT; excluded: units
+    holding a message whose id is in ?3 (a JSON array) and, in conversation ?4, units
+    among its last ?5 turns (already in the model's context). A withdrawn reply (it quoted
+    a note since deleted or changed) has no unit: worker/store/units.py takes it out of
+    the index."""
     return f"""
 WITH ranked AS (
-    SELECT rowid AS rid, bm25(conversation_units_fts, {_weights(columns)}) AS bm25
+    SELECT rowid AS rid, bm25(conversation_units_fts, {weights_sql(columns)}) AS bm25
     FROM conversation_units_fts WHERE conversation_units_fts MATCH ?1
+      AND (?6 IS NULL OR rowid IN (
+            SELECT rid FROM conversation_units WHERE created_at >= ?6 AND created_at < ?7))
     ORDER BY bm25 LIMIT ?2
 )
 SELECT u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
@@ -150,7 +173,9 @@ def _note(row: Row, s: Scoring) -> Candidate:
         fields=(("title", title), ("file name", str(row["name"])),
                 ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
                 ("properties", str(row["properties"])),
-                ("heading", str(row["heading_path"] or ""))))
+                ("heading", str(row["heading_path"] or ""))),
+        knowledge_role=role_of(row["note_type"], row["role"]),
+        status=normal_status(row["status"]), related=bool(row["related"]))
 
 
 def _unit(row: Row, s: Scoring) -> Candidate:
@@ -170,18 +195,19 @@ def _unit(row: Row, s: Scoring) -> Candidate:
         conversation_id=str(row["conversation_id"]), role="assistant" if on_answer else "user",
         reply=None if on_answer else (answer or None),
         asked=(question or None) if on_answer else None,
-        covers=(focus, str(other)) if other else (focus,), unit=str(row["id"]))
+        covers=(focus, str(other)) if other else (focus,), unit=str(row["id"]),
+        knowledge_role=MESSAGE_ROLE)
 
 
 def _note_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
-    return (match, rows, filters.vault)
+    return (match, rows, filters.vault, *filters.window_params(days=True))
 
 
 def _message_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
     excluded = filters.exclude_message_ids
     return (match, rows + len(excluded) + filters.exclude_recent_turns,
             json.dumps(list(excluded)), filters.conversation_id or "",
-            filters.exclude_recent_turns)
+            filters.exclude_recent_turns, *filters.window_params(days=False))
 
 
 NOTES = Corpus(

@@ -3,37 +3,59 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from shared.candidate import Candidate
 from shared.matching import with_terms
+from shared.owner_time import UTC_ZONE, Zone
 from shared.query import Mode, SearchQuery, Term, build_query
 from shared.recall_policy import EXPLICIT, RecallPolicy, select
+from shared.standing import stand
 from worker.db import Database
+from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters, SourceFilter
-from worker.recall.modes import RetrievalMode, retrieve
+from worker.recall.modes import RetrievalMode, Retrieved, retrieve
+from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.semantic.semantics import Semantics
 
 
 @dataclass(frozen=True)
 class ExplicitResult:
-    query: SearchQuery  # as typed
+    query: SearchQuery  # as typed (within a time scope: without its time words)
     hits: list[Candidate] = field(default_factory=list)
     searched_terms: tuple[Term, ...] = ()  # as searched: with spelling corrections
     mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
     fallback: str | None = None  # why it stepped down from the mode asked for
     corrections: Mapping[str, str] = field(default_factory=dict)
+    time: TimeScope | None = None  # the time the query named, and whether it was applied
+
+
+async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: RecallPolicy,
+                  limit: int, time: TimeScope | None, now_ms: int) -> ExplicitResult:
+    judged = await apply_feedback(db, found.candidates, now_ms)
+    ranked = stand(judged, query, policy.standing)
+    hits = with_terms(select(ranked, policy, limit), found.query.terms)
+    return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
+                          corrections=found.corrections, mode=found.mode,
+                          fallback=found.fallback, time=time)
 
 
 async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter = "all",
                  limit: int = EXPLICIT.max_hits, policy: RecallPolicy = EXPLICIT,
                  vault: str | None = None, semantics: Semantics | None = None,
-                 mode: RetrievalMode = RetrievalMode.LEXICAL) -> ExplicitResult:
-    """`vault`: only that vault's notes (by name); every vault when None."""
-    query = build_query(text, Mode.EXPLICIT)
+                 mode: RetrievalMode = RetrievalMode.LEXICAL,
+                 zone: Zone = UTC_ZONE) -> ExplicitResult:
+    """`vault`: only that vault's notes (by name); every vault when None. A time the query
+    names restricts it to that time (worker/recall/timeframe.py), unless nothing there is
+    found: then it is searched as typed."""
     filters = Filters(source=source, vault=vault, limit=limit)
+    scope = scope_of(text, Mode.EXPLICIT, now_ms, zone)
+    if scope is not None:
+        result = await _result(db, scope.query, await within(db, scope, filters, now_ms, mode),
+                               policy, limit, scope, now_ms)
+        if result.hits:
+            return result
+        scope = replace(scope, applied=False)
+    query = build_query(text, Mode.EXPLICIT)
     found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    hits = with_terms(select(found.candidates, policy, limit), found.query.terms)
-    return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
-                          corrections=found.corrections, mode=found.mode,
-                          fallback=found.fallback)
+    return await _result(db, query, found, policy, limit, scope, now_ms)

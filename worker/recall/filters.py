@@ -1,10 +1,12 @@
 """What a search is restricted to: which corpora and vault, how many rows, which messages
-to skip."""
+to skip, which days."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from shared.owner_time import TimeWindow
 
 SourceFilter = Literal["all", "notes", "messages"]
 SOURCES: tuple[SourceFilter, ...] = ("all", "notes", "messages")
@@ -24,6 +26,18 @@ class Filters:
     # holds it: it would count in every query term's document frequency (and in a small
     # corpus make every term look common, or hide a typo). True removes it from the stats.
     query_text_is_indexed: bool = False
+    # Only notes dated, and messages written, within these days of the owner's (a time
+    # expression in the query: worker/recall/timeframe.py).
+    window: TimeWindow | None = None
+
+    def window_params(self, days: bool) -> tuple[int | None, ...]:
+        """The window's bounds as the search statements bind them: first and last day
+        number (notes only, `days`), then UTC start and end; all NULL without a window."""
+        w = self.window
+        if w is None:
+            return (None,) * (4 if days else 2)
+        return (w.first_day, w.last_day, w.start_ms, w.end_ms) if days \
+            else (w.start_ms, w.end_ms)
 
     def wants(self, corpus_name: str) -> bool:
         return self.source in ("all", corpus_name)

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from shared.candidate import Candidate
+from shared.matching import matched_terms
 from shared.query import SearchQuery
 from shared.ranking import recency_boost, relevance
 from worker.db import Database
@@ -20,6 +21,8 @@ from worker.recall.stats import (
     ceilings,
     collect,
     known_stems,
+    self_match_correction,
+    sizes,
     term_idfs,
     without_query_message,
 )
@@ -32,30 +35,51 @@ class LexicalResult:
     corrections: Mapping[str, str] = field(default_factory=dict)  # typed word → index term
     # corpus → query term (FTS form) → IDF, for the query as searched
     idf: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    docs: Mapping[str, int] = field(default_factory=dict)  # corpus → units it holds
+
+
+@dataclass(frozen=True)
+class Searched:
+    rows: Rows
+    stats: Stats  # as if the query's own message were not indexed
+    raw: Stats  # as FTS5's bm25() counted them
 
 
 async def _search(db: Database, query: SearchQuery, filters: Filters,
-                  corpora: Sequence[Corpus]) -> tuple[Rows, Stats]:
+                  corpora: Sequence[Corpus]) -> Searched:
     rows = await run(db, plan(query, filters, corpora))
-    stats = collect(rows)
-    return rows, without_query_message(stats) if filters.query_text_is_indexed else stats
+    raw = collect(rows)
+    return Searched(rows, without_query_message(raw) if filters.query_text_is_indexed
+                    else raw, raw)
 
 
-def score(query: SearchQuery, rows: Rows, stats: Stats, corpora: Sequence[Corpus],
+def _corrected(cand: Candidate, query: SearchQuery, found: Searched, corpus: str
+               ) -> Candidate:
+    clean, raw = found.stats[corpus], found.raw[corpus]
+    if clean is raw:
+        return cand
+    matched = [t for t in query.terms
+               if t.fts in matched_terms([t], [cand.text, *(v for _, v in cand.fields)])]
+    factor = self_match_correction(matched, clean, raw)
+    return replace(cand, relevance=min(cand.relevance * factor, 1.0))
+
+
+def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
           now_ms: int, floor: Mapping[str, float] | None = None) -> list[Candidate]:
     """Every row as a candidate; `floor` raises a corpus's ceiling (see `retrieve`)."""
-    limits = ceilings(query, stats)
+    limits = ceilings(query, found.stats)
     scored = []
     for corpus in corpora:
         key = hits_key(corpus)
-        if key not in rows:
+        if key not in found.rows:
             continue
         ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
-        for row in rows[key]:
+        for row in found.rows[key]:
             ts = int(row[corpus.timestamp_column])
-            scored.append(corpus.to_candidate(row, Scoring(
+            cand = corpus.to_candidate(row, Scoring(
                 relevance(float(row["bm25"]), ceiling), recency_boost(ts, now_ms), ts,
-                str(row[corpus.group_column]), query.terms)))
+                str(row[corpus.group_column]), query.terms))
+            scored.append(_corrected(cand, query, found, corpus.name))
     return scored
 
 
@@ -70,17 +94,20 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     """
     if query.is_empty:
         return LexicalResult(query=query)
-    rows, stats = await _search(db, query, filters, corpora)
-    first = score(query, rows, stats, corpora, now_ms)
-    found = typo.suspects(query, known_stems(stats))
+    searched = await _search(db, query, filters, corpora)
+    first = score(query, searched, corpora, now_ms)
+    found = typo.suspects(query, known_stems(searched.stats))
     if not found.words:
-        return LexicalResult(query, first, idf=term_idfs(query, stats))
-    corrected, fixes = await typo.correct(db, query, found, list(stats))
+        return LexicalResult(query, first, idf=term_idfs(query, searched.stats),
+                             docs=sizes(searched.stats))
+    corrected, fixes = await typo.correct(db, query, found, list(searched.stats))
     if not fixes:
-        return LexicalResult(query, first, idf=term_idfs(query, stats))
+        return LexicalResult(query, first, idf=term_idfs(query, searched.stats),
+                             docs=sizes(searched.stats))
     strict = {(c.kind, c.group, c.id) for c in first}
-    as_typed = ceilings(query, stats)
-    rows, stats = await _search(db, corrected, filters, corpora)
+    as_typed = ceilings(query, searched.stats)
+    again = await _search(db, corrected, filters, corpora)
     candidates = [c if (c.kind, c.group, c.id) in strict else replace(c, fuzzy=True)
-                  for c in score(corrected, rows, stats, corpora, now_ms, as_typed)]
-    return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, stats))
+                  for c in score(corrected, again, corpora, now_ms, as_typed)]
+    return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, again.stats),
+                         sizes(again.stats))

@@ -1,14 +1,19 @@
-"""GET /api/search?q=&limit=&source=&vault=: explicit recall. `vault` (a vault's name, as
-in `mallory-hub --vault-name`) keeps only that vault's notes; an unknown name is a 400
-that lists the known ones, so a typo never looks like "nothing found"."""
+"""GET /api/search?q=&limit=&source=&vault=&tz=: explicit recall. `vault` (a vault's name,
+as in `mallory-hub --vault-name`) keeps only that vault's notes; an unknown name is a 400
+that lists the known ones, so a typo never looks like "nothing found". `tz` (an IANA
+zone, the web client sends its own) is the zone time words are read in when
+OWNER_TIMEZONE is not set."""
 
 from __future__ import annotations
+
+from zoneinfo import ZoneInfoNotFoundError
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from shared.errors import BadRequest
+from shared.owner_time import load_zone, pick_zone
 from shared.recall_policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from worker.http import int_param, json_ok, runtime
 from worker.recall.explicit import search as explicit_search
@@ -32,9 +37,17 @@ async def search(request: Request) -> JSONResponse:
         if vault not in known:
             raise BadRequest(f"vault: no vault is named {vault[:200]!r}; known vaults: "
                              f"{', '.join(map(repr, known)) or 'none yet'}")
+    tz = request.query_params.get("tz") or None
+    if tz is not None:
+        try:
+            load_zone(tz)
+        except (ValueError, ZoneInfoNotFoundError):
+            raise BadRequest(f"tz must be an IANA time zone such as Europe/Rome, got "
+                             f"{tz[:64]!r}") from None
     now = rt.now_ms()
     result = await explicit_search(rt.db, q, now, source=source, limit=limit,  # type: ignore[arg-type]
-                                   vault=vault, semantics=rt.semantics, mode=rt.mode)
+                                   vault=vault, semantics=rt.semantics, mode=rt.mode,
+                                   zone=pick_zone(rt.settings.owner_timezone, tz))
     return json_ok(search_json(result, now))
 
 

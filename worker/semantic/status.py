@@ -21,7 +21,7 @@ from worker.semantic.semantics import Semantics
 # which is the list of the mode named here (tests/local/semantic/test_status_http.py holds
 # the two equal, so a change in modes.py that breaks this says so).
 WITHOUT_RERANKER: Mapping[RetrievalMode, RetrievalMode] = {
-    RetrievalMode.QUALITY: RetrievalMode.HYBRID,
+    RetrievalMode.QUALITY: RetrievalMode.ADAPTIVE,
 }
 NO_EMBEDDER = "no embedder is set up"
 

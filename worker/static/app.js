@@ -6,8 +6,8 @@ import { confirmAction } from "./confirm.js";
 import { ConversationList } from "./conversations.js";
 import { api, el, isTyping, messageIdOf } from "./dom.js";
 import {
-  markForgotten, rememberedSnippet, rememberSnippet, removeCitationsOf, renderMessage,
-  wasForgotten,
+  markForgotten, markJudged, rememberedSnippet, rememberSnippet, removeCitationsOf,
+  renderMessage, wasForgotten,
 } from "./messages.js";
 import { SearchView } from "./search.js";
 import { StatusPanel, vaultsOf } from "./status.js";
@@ -224,9 +224,27 @@ async function deleteMessage(article) {
   status.refresh();
 }
 
+async function judgeSource(button) {
+  const article = button.closest("article[data-message-id]");
+  const body = { message_id: article.dataset.messageId, n: Number(button.dataset.sourceN),
+    judgment: button.dataset.feedback };
+  button.disabled = true;
+  try {
+    await api("/api/feedback", { method: "POST", body: JSON.stringify(body) });
+    markJudged(button);
+    showError("");
+  } catch (error) {
+    showError(`Could not record your feedback: ${error.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
 function onMessagesClick(event) {
   const remove = event.target.closest("button[data-delete-message]");
   if (remove) { deleteMessage(remove.closest("article[data-message-id]")); return; }
+  const judge = event.target.closest("button[data-feedback]");
+  if (judge) { judgeSource(judge); return; }
   const link = event.target.closest("a[data-source-kind='message']");
   if (!link) return;
   event.preventDefault();

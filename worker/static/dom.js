@@ -6,6 +6,10 @@ const ICONS = {
   pencil: "M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4",
   trash: "M5 7h14M10 7V4h4v3M7 7l1 13h8l1-13M10 11v6M14 11v6",
   search: "M11 4a7 7 0 1 0 0 14a7 7 0 0 0 0-14zM16 16l5 5",
+  thumbUp: "M7 10v10H4V10h3zM7 10l4-7c1.5 0 2.5 1 2.2 2.5L12.5 9H18a2 2 0 0 1 2 2.3" +
+    "l-1.2 6.5A2 2 0 0 1 16.8 20H7",
+  thumbDown: "M7 14V4H4v10h3zM7 14l4 7c1.5 0 2.5-1 2.2-2.5L12.5 15H18a2 2 0 0 0 2-2.3" +
+    "l-1.2-6.5A2 2 0 0 0 16.8 4H7",
 };
 
 export class ApiError extends Error {
@@ -97,4 +101,12 @@ export function duration(seconds) {
 export function isTyping(target) {
   if (!(target instanceof Element)) return false;
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
+}
+
+// A note's standing as the server words it ("draft", "deprecated — superseded by [2]"):
+// a quiet badge, warm when the note is deprecated or stale. The first word is the status
+// when there is one, else a relation ("contradicts [1]").
+export function standingBadge(text) {
+  if (typeof text !== "string" || !text) return null;
+  return el("span", { className: "standing", "data-standing": text.split(/\s/)[0], text });
 }

@@ -1,7 +1,7 @@
 // Rendering a message with its [n] citations and quiet Sources footer, and what the tab
 // remembers about messages: the snippet a link showed, and which ids were forgotten here.
 
-import { el, formatTime, icon, messageIdOf, safeHref } from "./dom.js";
+import { el, formatTime, icon, messageIdOf, safeHref, standingBadge } from "./dom.js";
 
 const SNIPPETS_KEY = "mallory.sourceSnippets";
 const FORGOTTEN_KEY = "mallory.forgotten";
@@ -50,6 +50,29 @@ function renderContent(message) {
   return container;
 }
 
+const JUDGMENTS = [
+  { judgment: "relevant", glyph: "thumbUp", label: (n) => `Source ${n} was useful` },
+  { judgment: "irrelevant", glyph: "thumbDown", label: (n) => `Source ${n} was not useful` },
+];
+
+// 👍/👎 (thumb icons) on one source: POST /api/feedback (app.js sends it). "Not useful" also keeps
+// Mallory from bringing this source up again for the same question.
+function judgeButtons(message, n) {
+  const chosen = (message.judgments || {})[String(n)];
+  return el("span", { className: "judge", role: "group", "aria-label": `Feedback on source ${n}` },
+    ...JUDGMENTS.map(({ judgment, glyph, label }) => el("button", {
+      type: "button", className: "judge-button", "data-feedback": judgment,
+      "data-source-n": String(n), "aria-pressed": String(chosen === judgment),
+      "aria-label": label(n), title: label(n) }, icon(glyph))));
+}
+
+// After the server stored a judgment: press its button, release the other.
+export function markJudged(button) {
+  for (const other of button.closest(".judge").querySelectorAll("button[data-feedback]")) {
+    other.setAttribute("aria-pressed", String(other === button));
+  }
+}
+
 function renderSources(message) {
   if (!message.sources || message.sources.length === 0) return null;
   const list = el("ol");
@@ -61,6 +84,7 @@ function renderSources(message) {
       : el("span", { text: source.label });
     list.append(el("li", { id: sourceAnchor(message.id, source.n), value: String(source.n) },
       el("span", { className: "kind", text: kind === "note" ? "Note" : "Chat" }), label,
+      standingBadge(source.standing), judgeButtons(message, source.n),
       el("span", { className: "snippet", text: source.snippet })));
   }
   return el("footer", { className: "sources", "data-sources": "" },

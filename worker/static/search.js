@@ -1,7 +1,7 @@
 // The memory search view: GET /api/search as you type (debounced) or on Enter, with
 // source and vault filters, highlighted snippets and keyboard navigation.
 
-import { api, el, formatTime, messageIdOf, safeHref, shortDate } from "./dom.js";
+import { api, el, formatTime, messageIdOf, safeHref, shortDate, standingBadge } from "./dom.js";
 
 const DEBOUNCE_MS = 250;
 const LIMIT = 20;
@@ -39,7 +39,7 @@ function renderHit(hit) {
   const reasons = Array.isArray(hit.reasons) ? hit.reasons.filter((r) => typeof r === "string") : [];
   return el("li", { className: "hit", "data-hit-kind": kind, "data-hit-id": String(hit.id) },
     el("div", { className: "hit-head" },
-      el("span", { className: "kind", text: KINDS[kind] }), primary,
+      el("span", { className: "kind", text: KINDS[kind] }), primary, standingBadge(hit.standing),
       where.length ? el("span", { className: "hit-where", text: where.join(" › ") }) : null,
       el("time", { className: "hit-date", datetime: hit.timestamp,
         title: formatTime(hit.timestamp), text: shortDate(hit.timestamp) })),
@@ -112,6 +112,9 @@ export class SearchView {
     const params = new URLSearchParams({ q, limit: String(LIMIT),
       source: this.sources.querySelector("input:checked")?.value || "all" });
     if (!this.vaultLabel.hidden && this.vault.value) params.set("vault", this.vault.value);
+    // "yesterday", "last week" are read in this zone unless OWNER_TIMEZONE says otherwise.
+    const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (tz) params.set("tz", tz);
     return params;
   }
 

@@ -30,7 +30,9 @@ function fact(term, value, title) {
 
 function vaultRow(vault) {
   const parts = [];
-  if (typeof vault.notes === "number") parts.push(`${count(vault.notes)} notes`);
+  if (typeof vault.notes === "number") {
+    parts.push(`${count(vault.notes)} note${vault.notes === 1 ? "" : "s"}`);
+  }
   if (typeof vault.last_sync_at === "string") {
     parts.push(`synced ${syncedText(vault.last_sync_at, vault.staleness_seconds)}`);
   }
@@ -39,6 +41,15 @@ function vaultRow(vault) {
   el("span", { className: "vault-name", text: vault.name }),
   el("span", { className: "vault-facts", text: parts.join(" · ") }),
   vault.stale === true ? el("span", { className: "badge", text: "stale" }) : null);
+}
+
+// `retrieval: {mode, notes?, ...}` in /status; a Worker that predates it reports nothing,
+// and then the panel says nothing about retrieval.
+export function retrievalMode(status) {
+  const r = status && status.retrieval;
+  if (!r || typeof r.mode !== "string" || !r.mode) return null;
+  const notes = Array.isArray(r.notes) ? r.notes.filter((n) => typeof n === "string") : [];
+  return { text: r.mode, title: notes.length ? notes.join("\n") : null };
 }
 
 export function vaultsOf(status) {
@@ -65,6 +76,10 @@ export class StatusPanel {
       this.facts.replaceChildren(...fact("Status", "unavailable", error.message));
       return;
     }
+    this.render(s);
+  }
+
+  render(s) {
     this.last = s;
     const corpora = s.corpora || {};
     const rows = [
@@ -73,7 +88,8 @@ export class StatusPanel {
       ...fact("Last sync", syncedText(s.last_sync_at, s.staleness_seconds),
         s.last_sync_at ? formatTime(s.last_sync_at) : null),
     ];
-    if (typeof s.retrieval_mode === "string") rows.push(...fact("Retrieval", s.retrieval_mode));
+    const mode = retrievalMode(s);
+    if (mode) rows.push(...fact("Retrieval", mode.text, mode.title));
     this.facts.replaceChildren(...rows);
     this.warning.textContent = s.stale ? staleText(s) : "";
     this.warning.hidden = !s.stale;

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from shared.errors import NotFound
@@ -44,15 +44,20 @@ WHERE (?1 IS NULL OR c.updated_at < ?1 OR (c.updated_at = ?1 AND c.id < ?2))
 ORDER BY c.updated_at DESC, c.id DESC
 LIMIT ?3
 """
-PAGE_MESSAGES_SQL = """
-SELECT id, conversation_id, seq, role, content, sources, created_at
+# The owner's judgments of an answer's sources ({"n": "relevant"|"irrelevant"}: 0007).
+JUDGMENTS_OF = """(SELECT json_group_object(f.n, f.judgment) FROM recall_feedback AS f
+        WHERE f.message_rid = {0}.rid) AS judgments"""
+PAGE_MESSAGES_SQL = f"""
+SELECT id, conversation_id, seq, role, content, sources, created_at,
+       {JUDGMENTS_OF.format("messages")}
 FROM messages
 WHERE conversation_id = ?1 AND seq < ?2
 ORDER BY seq DESC
 LIMIT ?3
 """
-GET_MESSAGE_SQL = """
+GET_MESSAGE_SQL = f"""
 SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_at,
+       {JUDGMENTS_OF.format("m")},
        (SELECT count(*) FROM messages AS n
          WHERE n.conversation_id = m.conversation_id AND n.seq > m.seq) AS newer
 FROM messages AS m WHERE m.id = ?
@@ -124,13 +129,15 @@ class Message:
     content: str
     sources: list[Source]
     created_at: int
+    judgments: dict[str, str] = field(default_factory=dict)  # source number → judgment
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Message:
         sources = [Source.model_validate(s) for s in json.loads(row["sources"] or "[]")]
         return cls(id=row["id"], conversation_id=row["conversation_id"], seq=int(row["seq"]),
                    role=row["role"], content=row["content"], sources=sources,
-                   created_at=int(row["created_at"]))
+                   created_at=int(row["created_at"]),
+                   judgments=json.loads(row.get("judgments") or "{}"))
 
 
 async def get_conversation(db: Database, conversation_id: str) -> dict[str, Any]:

@@ -9,9 +9,14 @@ A batch is applied in one D1 batch (one transaction): all of it or none of it.
   run has written or deleted the path (note.seq and tombstone.seq ≤ its seq); a delete
   applies when no later run has written the path. A restored file with its old mtime is
   a later run's upsert and comes back; a delayed batch of an earlier run never overrides.
+- A note's dates (shared/note_dates.py) go in `dates`; triggers index them (0007).
 - Deletes remove the row; the FTS triggers remove it from the index. Answers that cited a
   deleted note, or a note edited so that the cited excerpt is gone, are withdrawn in the
   same D1 batch (worker/store/citations.py).
+- Relations travel with their note (JSON); triggers keep the adjacency table in step
+  (migrations/0006): a deleted or renamed note takes its edges with it, and edges that
+  point at it are resolved when read, so they lapse with it and return with it.
+- Statuses are stored as shared.knowledge knows them: an unknown one is none.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import json
 from typing import Any
 
 from shared.errors import Conflict, InvalidPayload
+from shared.knowledge import normal_status
+from shared.note_dates import dates_json
 from shared.schemas import NoteDelete, NoteUpsert, SyncBatch, SyncResult
 from shared.vault_digest import note_digest
 from worker.db import ConstraintError, Database, Statement
@@ -38,8 +45,9 @@ WHERE vid = ?1
 UPSERT_NOTE_SQL = """
 INSERT INTO vault_notes (vid, path, title, name, aliases, tags, folder, body, note_type,
                          status, mtime, note_date, content_hash, synced_at, properties, seq,
-                         digest, sections)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18
+                         digest, sections, role, relations, dates)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+       ?20, ?21
 WHERE NOT EXISTS (SELECT 1 FROM vault_tombstones WHERE vid = ?1 AND path = ?2 AND seq > ?16)
 ON CONFLICT (vid, path) DO UPDATE SET
     title = excluded.title, name = excluded.name,
@@ -48,7 +56,8 @@ ON CONFLICT (vid, path) DO UPDATE SET
     note_type = excluded.note_type, status = excluded.status,
     mtime = excluded.mtime, note_date = excluded.note_date,
     content_hash = excluded.content_hash, synced_at = excluded.synced_at,
-    seq = excluded.seq, digest = excluded.digest, sections = excluded.sections
+    seq = excluded.seq, digest = excluded.digest, sections = excluded.sections,
+    role = excluded.role, relations = excluded.relations, dates = excluded.dates
 WHERE excluded.seq >= vault_notes.seq
 RETURNING path
 """
@@ -79,15 +88,22 @@ def sections_json(note: NoteUpsert) -> str:
                       separators=(",", ":"))
 
 
+def relations_json(note: NoteUpsert) -> str:
+    """The note's relations as the vault_notes triggers read them (0006)."""
+    return json.dumps([r.model_dump() for r in note.relations], ensure_ascii=False,
+                      separators=(",", ":"))
+
+
 def _upsert(db: Database, vid: int, seq: int, note: NoteUpsert, now_ms: int
             ) -> list[Statement]:
     folder, name = split_path(note.path)
     return [
         db.prepare(UPSERT_NOTE_SQL).bind(
             vid, note.path, note.title, name, "\n".join(note.aliases), " ".join(note.tags),
-            folder, note.body, note.type, note.status, note.mtime, note.note_date,
-            note.content_hash, now_ms, note.properties, seq,
-            note_digest(note.path, note.content_hash), sections_json(note)),
+            folder, note.body, note.type, normal_status(note.status), note.mtime,
+            note.note_date, note.content_hash, now_ms, note.properties, seq,
+            note_digest(note.path, note.content_hash), sections_json(note), note.role,
+            relations_json(note), dates_json(note.path, note.days, note.times, note.note_date)),
         db.prepare(CLEAR_TOMBSTONE_SQL).bind(vid, note.path, seq),
     ]
 

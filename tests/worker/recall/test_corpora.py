@@ -32,8 +32,10 @@ def test_a_note_row_becomes_a_candidate_grouped_by_vault_and_path() -> None:
            "vault": "My Vault", "title": "Plants", "name": "Plants", "aliases": "greenery",
            "tags": "home", "properties": "", "note_date": 5, "bm25": -3.0, "ord": 2,
            "heading": "Ferns & mosses", "heading_path": "Indoor › Ferns & mosses",
-           "unit_id": "n:3:Home/Plants.md#0123456789abcdef", "text": "Water the fern."}
+           "unit_id": "n:3:Home/Plants.md#0123456789abcdef", "text": "Water the fern.",
+           "note_type": "Procedure", "status": "Stable", "role": None, "related": 1}
     cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "3:Home/Plants.md", ()))
+    assert (cand.knowledge_role, cand.status, cand.related) == ("canonical", "stable", True)
     assert (cand.kind, cand.id, cand.group, cand.vault, cand.vid, cand.unit) == (
         "note", "Home/Plants.md", "3:Home/Plants.md", "My Vault", 3,
         "n:3:Home/Plants.md#0123456789abcdef")
@@ -46,7 +48,8 @@ def test_a_note_row_becomes_a_candidate_grouped_by_vault_and_path() -> None:
 def test_an_h1_that_restates_the_title_links_to_the_note() -> None:
     row = {"path": "Plants.md", "vid": 1, "vault": "V", "title": "Plants", "name": "Plants",
            "aliases": "", "tags": "", "properties": "", "heading": "Plants",
-           "heading_path": "Plants", "unit_id": "u", "text": "x"}
+           "heading_path": "Plants", "unit_id": "u", "text": "x",
+           "note_type": None, "status": None, "role": None, "related": 0}
     cand = NOTES.to_candidate(row, Scoring(0.5, 1.0, 5, "1:Plants.md", ()))
     assert (cand.label, cand.heading, cand.href) == (
         "Plants", "", "obsidian://open?vault=V&file=Plants")
@@ -55,7 +58,8 @@ def test_an_h1_that_restates_the_title_links_to_the_note() -> None:
 def test_note_fields_for_reasons() -> None:
     row = {"path": "Home/Plants.md", "vid": 3, "vault": "My Vault", "title": "Plants",
            "name": "Plants", "aliases": "greenery", "tags": "home", "properties": "",
-           "heading": "", "heading_path": "", "unit_id": "u", "text": "Water the fern."}
+           "heading": "", "heading_path": "", "unit_id": "u", "text": "Water the fern.",
+           "note_type": None, "status": None, "role": None, "related": 0}
     cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "3:Home/Plants.md", ()))
     assert cand.href == "obsidian://open?vault=My%20Vault&file=Home%2FPlants"
     assert dict(cand.fields)["aliases"] == "greenery"

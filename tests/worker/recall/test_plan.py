@@ -5,8 +5,12 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from datetime import date
 
+from shared.owner_time import pick_zone
+from shared.owner_time import window as owner_window
 from shared.query import Mode, build_query
+from shared.temporal import DateSpan
 from worker.db.port import MAX_BOUND_PARAMETERS
 from worker.recall.filters import Filters
 from worker.recall.plan import CORPUS_STATS_SQL, plan, vocab_sql
@@ -19,11 +23,19 @@ WITH ranked AS (
             SELECT s.rid FROM note_sections AS s
             JOIN vault_notes AS n ON n.rid = s.note_rid
             JOIN vaults AS v ON v.vid = n.vid WHERE v.name = ?3))
+      AND (?4 IS NULL OR rowid IN (
+            SELECT s.rid FROM note_sections AS s WHERE s.note_rid IN (
+            SELECT note_rid FROM note_dates WHERE day BETWEEN ?4 AND ?5
+            UNION SELECT note_rid FROM note_dates WHERE at >= ?6 AND at < ?7)))
     ORDER BY bm25 LIMIT ?2
 )
 SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
-       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, s.ord, s.heading,
-       s.heading_path, s.unit_id, substr(s.body, 1, 8000) AS text, ranked.bm25
+       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
+       n.role, s.ord, s.heading, s.heading_path, s.unit_id,
+       substr(s.body, 1, 8000) AS text,
+       (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
+        OR EXISTS (SELECT 1 FROM note_relations AS r
+                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related, ranked.bm25
 FROM ranked
 JOIN note_sections AS s ON s.rid = ranked.rid
 JOIN vault_notes AS n ON n.rid = s.note_rid
@@ -35,6 +47,8 @@ MESSAGES_SQL = """
 WITH ranked AS (
     SELECT rowid AS rid, bm25(conversation_units_fts, 1.000, 1.000) AS bm25
     FROM conversation_units_fts WHERE conversation_units_fts MATCH ?1
+      AND (?6 IS NULL OR rowid IN (
+            SELECT rid FROM conversation_units WHERE created_at >= ?6 AND created_at < ?7))
     ORDER BY bm25 LIMIT ?2
 )
 SELECT u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
@@ -61,10 +75,11 @@ def test_plan_pins_the_sql_and_parameters_of_both_corpora() -> None:
     stems = ("pg", "pull", "sourdough", "starter")
     assert planned == {
         ("stats", "", 0): (CORPUS_STATS_SQL, ()),
-        ("hits", "notes", 0): (NOTES_SQL, (match, 15, None)),
+        ("hits", "notes", 0): (NOTES_SQL, (match, 15, None, None, None, None, None)),
         ("df", "notes", 0): (vocab_sql("note_sections_vocab", 4), stems),
         # 5 hits × 3 per conversation, plus room for the excluded message and 10 turns
-        ("hits", "messages", 0): (MESSAGES_SQL, (match, 26, '["m1"]', "c1", 10)),
+        ("hits", "messages", 0): (MESSAGES_SQL, (match, 26, '["m1"]', "c1", 10, None,
+                                                        None)),
         ("df", "messages", 0): (vocab_sql("conversation_units_vocab", 4), stems),
     }
 
@@ -78,8 +93,19 @@ def test_vocabulary_lookup_is_one_equality_per_term() -> None:
 def test_vault_filter_is_bound_to_the_notes_search_only() -> None:
     query = build_query("sourdough", Mode.EXPLICIT)
     planned = {p.key: p.params for p in plan(query, Filters(vault="Work", limit=4))}
-    assert planned[("hits", "notes", 0)] == (query.match, 12, "Work")  # 4 hits × 3 sections
-    assert planned[("hits", "messages", 0)] == (query.match, 12, "[]", "", 0)
+    assert planned[("hits", "notes", 0)] == (query.match, 12, "Work", *[None] * 4)
+    assert planned[("hits", "messages", 0)] == (query.match, 12, "[]", "", 0, None, None)
+
+
+def test_a_window_binds_days_to_notes_and_instants_to_both() -> None:
+    query = build_query("boiler", Mode.EXPLICIT)
+    span = DateSpan(date(2026, 11, 16), date(2026, 11, 22), "last week")
+    window = owner_window(span, pick_zone("Europe/Rome"))
+    planned = {p.key: p.params for p in plan(query, Filters(limit=4, window=window))}
+    start, end = window.start_ms, window.end_ms
+    assert end - start == 7 * 86_400_000
+    assert planned[("hits", "notes", 0)] == (query.match, 12, None, 20_773, 20_779, start, end)
+    assert planned[("hits", "messages", 0)][-2:] == (start, end)
 
 
 def test_source_filter_plans_one_corpus() -> None:

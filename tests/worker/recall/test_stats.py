@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from worker.recall.stats import CorpusStats, collect, known_stems, without_query_message
+import pytest
+
+from shared.query import Term
+from shared.ranking import idf
+from worker.recall.stats import (
+    CorpusStats,
+    collect,
+    known_stems,
+    self_match_correction,
+    without_query_message,
+)
 
 
 def rows() -> dict:
@@ -29,3 +39,15 @@ def test_the_query_message_is_taken_out_of_the_statistics() -> None:
     adjusted = without_query_message(collect(rows()))
     assert adjusted["messages"] == CorpusStats(docs=4, df={"wal": 2, "zed": 1})
     assert adjusted["notes"] == CorpusStats(docs=9, df={"wal": 4})
+
+
+def test_the_self_match_correction_rescales_bm25_to_the_clean_idfs() -> None:
+    raw = collect(rows())["messages"]
+    clean = without_query_message(collect(rows()))["messages"]
+    matched = [Term(("zed",))]
+    # bm25() weighed "zed" by idf(5, 2) = 0.34; the ceiling by idf(4, 1) = 0.85
+    factor = self_match_correction(matched, clean, raw)
+    assert factor == pytest.approx(idf(4, 1) / idf(5, 2))
+    assert factor > 2.5
+    assert self_match_correction([], clean, raw) == 1.0
+    assert self_match_correction(matched, raw, raw) == 1.0

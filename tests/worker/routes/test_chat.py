@@ -67,7 +67,7 @@ async def test_request_carries_exactly_the_injected_hits_and_the_rules(
     assert assistant["sources"] == [{
         "n": 1, "kind": "note", "id": "Recipes/Sourdough.md", "label": "Sourdough bread",
         "snippet": assistant["sources"][0]["snippet"],
-        "href": "obsidian://open?vault=Life&file=Recipes%2FSourdough"}]
+        "href": "obsidian://open?vault=Life&file=Recipes%2FSourdough", "standing": None}]
 
 
 async def test_hostile_note_text_stays_inside_the_envelope(client: httpx.AsyncClient,
@@ -270,3 +270,33 @@ async def test_a_typo_in_a_chat_message_still_recalls(client: httpx.AsyncClient)
                     title="Light fixtures"))
     body = (await chat(client, "asnyc fixtures?")).json()
     assert [s["id"] for s in body["assistant_message"]["sources"]] == ["pytest/async-fixtures.md"]
+
+
+async def test_the_clients_time_zone_reads_the_time_words(client: httpx.AsyncClient,
+                                                          db: SqliteDatabase) -> None:
+    # NOW_MS is 20:26 UTC on 2026-05-28: already 08:26 on the 29th in Auckland, where the
+    # walk (08:26 UTC on the 28th) was yesterday evening.
+    await chats.create_conversation(db, "walk", NOW_MS - DAY_MS, "c0")
+    await chats.append_message(db, "c0", "user", "walked the dog along the estuary",
+                               NOW_MS - 12 * 3_600_000, message_id="walk")
+    nz = {"client": "mallory-web", "timezone": "Pacific/Auckland"}
+    body = (await chat(client, "where did I walk the dog yesterday?", context=nz)).json()
+    assert body["recall"]["time"] == {
+        "expression": "yesterday", "from": "2026-05-28", "to": "2026-05-28",
+        "timezone": "Pacific/Auckland", "timezone_fallback": None, "applied": True}
+    assert [s["id"] for s in body["assistant_message"]["sources"]] == ["walk"]
+    in_utc = (await chat(client, "where did I walk the dog yesterday?")).json()
+    assert in_utc["recall"]["time"]["timezone"] == "UTC"
+    assert not in_utc["recall"]["time"]["applied"]  # that walk was today in UTC
+
+
+async def test_owner_timezone_wins_and_a_bad_client_zone_falls_back(
+        client: httpx.AsyncClient, runtime: Runtime) -> None:
+    body = (await chat(client, "notes from yesterday",
+                       context={"timezone": "Not/AZone"})).json()
+    assert body["recall"]["time"]["timezone"] == "UTC"
+    assert body["recall"]["time"]["timezone_fallback"] == "unknown_context_zone"
+    runtime.settings = replace(runtime.settings, owner_timezone="Europe/Rome")
+    body = (await chat(client, "notes from yesterday",
+                       context={"timezone": "Pacific/Auckland"})).json()
+    assert body["recall"]["time"]["timezone"] == "Europe/Rome"

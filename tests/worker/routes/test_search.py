@@ -11,7 +11,7 @@ import pytest
 
 from local.sqlite_db import SqliteDatabase
 from shared.wire import SearchHit
-from tests.conftest import NOW_MS, note, sync
+from tests.conftest import DAY_MS, NOW_MS, note, sync
 from tests.shared.test_query import HOSTILE
 from worker.store import chats
 
@@ -67,7 +67,8 @@ async def test_hits_carry_only_documented_fields(client: httpx.AsyncClient,
     await chats.create_conversation(db, "kyoto", NOW_MS, "c1")
     await chats.append_message(db, "c1", "user", "Book the Kyoto ryokan", NOW_MS, message_id="m1")
     body = (await client.get("/api/search", params={"q": "kyoto"})).json()
-    assert set(body) == {"query", "terms", "corrections", "mode", "fallback", "hits"}
+    assert set(body) == {"query", "terms", "corrections", "mode", "fallback", "time", "hits"}
+    assert body["time"] is None
     assert (body["mode"], body["fallback"]) == ("lexical", None)
     assert body["hits"]
     for hit in body["hits"]:
@@ -99,3 +100,25 @@ async def test_a_query_with_more_terms_than_d1_binds_is_answered(
     response = await client.get("/api/search", params={"q": " ".join(ids)})
     assert response.status_code == 200, response.text
     assert [h["id"] for h in response.json()["hits"]] == ["Ops/Ids.md"]
+
+
+async def test_search_reads_time_words_in_the_given_zone(client: httpx.AsyncClient,
+                                                         db: SqliteDatabase) -> None:
+    await chats.create_conversation(db, "kyoto", NOW_MS, "c1")
+    # 00:30 UTC on the clock's day (2026-05-28): still the 27th in Los Angeles.
+    written = NOW_MS - NOW_MS % DAY_MS + 30 * 60_000
+    await chats.append_message(db, "c1", "user", "Book the Kyoto ryokan", written,
+                               message_id="m1")
+    body = (await client.get("/api/search", params={"q": "kyoto today",
+                                                    "tz": "America/Los_Angeles"})).json()
+    assert body["time"]["timezone"] == "America/Los_Angeles" and not body["time"]["applied"]
+    body = (await client.get("/api/search", params={"q": "kyoto today"})).json()
+    assert body["time"]["applied"] and body["hits"][0]["id"] == "m1"
+    assert "dated today" in body["hits"][0]["reasons"]
+    assert body["terms"] == ['"kyoto"']
+
+
+async def test_an_unknown_tz_is_a_400(client: httpx.AsyncClient) -> None:
+    response = await client.get("/api/search", params={"q": "kyoto", "tz": "Mars/Base"})
+    assert response.status_code == 400
+    assert "tz must be an IANA time zone" in response.json()["error"]["message"]

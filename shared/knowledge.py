@@ -1,0 +1,69 @@
+"""A note's standing in the knowledge model (seed 000, issue 15): its role and its status.
+
+- **Role.** `canonical` notes hold a reviewed conclusion (a concept, a decision, a
+  procedure…); `evidence` notes hold provenance (sources, clippings, daily notes) and so
+  do past conversations. Frontmatter `role: canonical|evidence` wins over the type; a note
+  with neither a known type nor a role has no role (most of a personal vault is untyped,
+  and calling all of it evidence would label every note "evidence").
+- **Status.** `draft | stable | deprecated | stale`, case-insensitive in frontmatter; any
+  other value is a lint finding (hub/lint.py) and stored as none.
+
+Pure: the hub (parsing, lint) and the Worker (storing, ranking, labels) use the same
+rules.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+KnowledgeRole = Literal["canonical", "evidence"]
+Status = Literal["draft", "stable", "deprecated", "stale"]
+
+ROLES: tuple[str, ...] = get_args(KnowledgeRole)
+STATUSES: tuple[str, ...] = get_args(Status)
+
+# Seed 000's canonical page types, and those the issue adds (decision, procedure) or that
+# Obsidian vaults use for the same thing (MOCs, how-tos, people and projects).
+CANONICAL_TYPES = frozenset({
+    "concept", "entity", "analysis", "synthesis", "requirement", "skill", "case",
+    "decision", "procedure", "howto", "how-to", "guide", "person", "project", "moc",
+    "topic", "definition", "principle", "policy",
+})
+# Seed 000's evidence types (source, observation, trajectory) and the issue's (clippings,
+# daily notes, past conversations).
+EVIDENCE_TYPES = frozenset({
+    "source", "observation", "trajectory", "clipping", "clip", "daily", "daily-note",
+    "journal", "log", "meeting", "conversation", "chat", "transcript", "excerpt",
+    "quote", "literature", "article", "bookmark", "highlight",
+})
+# Past conversations are evidence by definition.
+MESSAGE_ROLE: KnowledgeRole = "evidence"
+
+
+def _key(value: object) -> str:
+    return str(value).strip().lower() if value is not None else ""
+
+
+def normal_status(value: object) -> Status | None:
+    """A frontmatter status as stored: one of STATUSES, else None."""
+    key = _key(value)
+    return key if key in STATUSES else None  # type: ignore[return-value]
+
+
+def normal_role(value: object) -> KnowledgeRole | None:
+    """A frontmatter `role:` as sent and stored: one of ROLES, else None."""
+    key = _key(value)
+    return key if key in ROLES else None  # type: ignore[return-value]
+
+
+def role_of(note_type: object, declared: object = None) -> KnowledgeRole | None:
+    """A note's role: its declared `role:` when valid, else what its type implies."""
+    explicit = normal_role(declared)
+    if explicit:
+        return explicit
+    kind = _key(note_type)
+    if kind in CANONICAL_TYPES:
+        return "canonical"
+    if kind in EVIDENCE_TYPES:
+        return "evidence"
+    return None

@@ -1,0 +1,191 @@
+"""Retrieval modes on real SQLite with the edge adapters (Workers AI embedder and reranker,
+Vectorize index) over stand-ins of the bindings that answer in the documented shapes.
+The stand-in embedder maps words onto a few concept axes, so paraphrase is something it
+can bridge and the tests can say which unit the vectors favour."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+from typing import Any
+
+import pytest
+
+from local.sqlite_db import SqliteDatabase
+from shared.query import Mode, build_query
+from tests.conftest import NOW_MS, note, store_notes
+from tests.worker.semantic.fake_vectorize import FakeVectorize
+from tests.worker.semantic.fake_workers_ai import RERANKER, FakeWorkersAI, overlap_score
+from worker.recall import modes
+from worker.recall.filters import Filters
+from worker.recall.modes import RetrievalMode, retrieve
+from worker.semantic.edge import edge_semantics
+from worker.semantic.indexer import index_pending
+from worker.semantic.semantics import Semantics
+
+DIMS = 384
+CONCEPTS = {  # word → axis: the stand-in's "meaning"
+    "money": 0, "refund": 0, "reimburse": 0, "back": 0, "return": 0, "price": 0,
+    "tomato": 1, "tomatoes": 1, "plants": 1, "garden": 1, "shoots": 1,
+    "parcel": 2, "parcels": 2, "shipping": 2, "tracking": 2, "warehouse": 2,
+}
+
+
+def concept_vector(text: str) -> list[float]:
+    out = [0.0] * DIMS
+    for word in text.lower().replace(".", " ").replace(",", " ").split():
+        if word in CONCEPTS:
+            out[CONCEPTS[word]] += 1.0
+        else:  # every other word: a small private direction
+            out[3 + int(hashlib.sha256(word.encode()).hexdigest(), 16) % (DIMS - 3)] += 0.3
+    return out
+
+
+def answer(model: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    if model == RERANKER:  # the reranker as the stand-in answers it
+        ranked = sorted(({"id": i, "score": overlap_score(inputs["query"], c["text"])}
+                         for i, c in enumerate(inputs["contexts"])), key=lambda r: -r["score"])
+        return {"response": ranked}
+    texts = inputs["text"] if isinstance(inputs["text"], list) else [inputs["text"]]
+    return {"shape": [len(texts), DIMS], "pooling": inputs.get("pooling", "mean"),
+            "data": [concept_vector(t) for t in texts]}
+
+
+NOTES = (
+    note("Shop/Refund policy.md", "Customers may return goods within 30 days. We reimburse "
+         "the full price.", title="Refund policy"),
+    note("Shop/Shipping.md", "Parcels leave the warehouse on weekdays, with tracking.",
+         title="Shipping"),
+    note("Garden/Tomatoes.md", "Pinch out the side shoots of tomato plants.",
+         title="Tomatoes"),
+    note("Dev/pg-pull.md", "heroku pg:pull copies the production database to Postgres.",
+         title="heroku pg:pull"),
+)
+
+
+async def indexed(db: SqliteDatabase, ai: FakeWorkersAI) -> Semantics:
+    await store_notes(db, *NOTES)
+    edge = edge_semantics(ai, FakeVectorize(DIMS))
+    sem = Semantics(edge.embedder, edge.index, edge.reranker, source="workers-ai")
+    while (await index_pending(db, sem, NOW_MS)).more:
+        pass
+    return sem
+
+
+async def run(db: SqliteDatabase, sem: Semantics | None, text: str, mode: RetrievalMode
+              ) -> modes.Retrieved:
+    return await retrieve(db, sem, build_query(text, Mode.EXPLICIT), Filters(limit=10),
+                          NOW_MS, mode)
+
+
+def order(found: modes.Retrieved) -> list[str]:
+    best: dict[str, float] = {}
+    for c in found.candidates:
+        best[c.id] = max(best.get(c.id, -math.inf), c.score)
+    return sorted(best, key=lambda k: -best[k])
+
+
+async def test_adaptive_bridges_a_paraphrase_lexical_cannot(db: SqliteDatabase) -> None:
+    sem = await indexed(db, FakeWorkersAI(answer=answer))
+    lexical = await run(db, sem, "I want my money back", RetrievalMode.LEXICAL)
+    assert "Shop/Refund policy.md" not in order(lexical)  # it shares no word
+    adaptive = await run(db, sem, "I want my money back", RetrievalMode.ADAPTIVE)
+    assert (adaptive.mode, adaptive.fallback) == (RetrievalMode.ADAPTIVE, None)
+    assert order(adaptive)[0] == "Shop/Refund policy.md"
+
+
+async def test_an_exact_title_keeps_the_lexical_order(db: SqliteDatabase) -> None:
+    sem = await indexed(db, FakeWorkersAI(answer=answer))
+    found = await run(db, sem, "heroku pg:pull", RetrievalMode.ADAPTIVE)
+    assert order(found)[0] == "Dev/pg-pull.md"
+    lexical_units = [c for c in found.candidates if c.lexical_rank]
+    assert lexical_units and all(c.fused is None for c in lexical_units)
+    assert all(c.fused == 0.0 for c in found.candidates if not c.lexical_rank)
+
+
+async def test_hybrid_fuses_by_reciprocal_rank(db: SqliteDatabase) -> None:
+    sem = await indexed(db, FakeWorkersAI(answer=answer))
+    found = await run(db, sem, "return the price", RetrievalMode.HYBRID)
+    assert found.mode is RetrievalMode.HYBRID
+    both = [c for c in found.candidates if c.lexical_rank and c.vector_rank]
+    assert both and all(c.fused == pytest.approx(1 / (60 + c.lexical_rank)
+                                                 + 1 / (60 + c.vector_rank)) for c in both)
+
+
+async def test_quality_always_reranks_and_adaptive_only_when_unsure(
+        db: SqliteDatabase) -> None:
+    ai = FakeWorkersAI(answer=answer)
+    sem = await indexed(db, ai)
+    calls = len(ai.calls)
+    quality = await run(db, sem, "tomato shoots", RetrievalMode.QUALITY)
+    assert any(c.rerank is not None for c in quality.candidates)
+    assert [m for m, _ in ai.calls[calls:]].count(RERANKER) == 1
+    calls = len(ai.calls)
+    # a question word escalates adaptive to the reranker
+    asked = await run(db, sem, "how do I pinch tomato shoots", RetrievalMode.ADAPTIVE)
+    assert any(c.rerank is not None for c in asked.candidates)
+    assert [m for m, _ in ai.calls[calls:]].count(RERANKER) == 1
+
+
+async def test_quality_without_a_reranker_is_adaptive_and_says_so(db: SqliteDatabase) -> None:
+    edge = await indexed(db, FakeWorkersAI(answer=answer))
+    sem = Semantics(edge.embedder, edge.index, None)
+    found = await run(db, sem, "I want my money back", RetrievalMode.QUALITY)
+    assert (found.mode, found.fallback) == (RetrievalMode.QUALITY, "no_reranker")
+    assert order(found)[0] == "Shop/Refund policy.md"
+
+
+def broken(kind: str):
+    def reply(model: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        good = answer(model, inputs)
+        if model == RERANKER:
+            return good
+        if kind == "dimension":
+            good["data"] = [v[:100] for v in good["data"]]
+        elif kind == "nan":
+            good["data"] = [[math.nan] * DIMS for _ in good["data"]]
+        return good
+    return reply
+
+
+@pytest.mark.parametrize(("kind", "code"), [("dimension", "embedder_failed"),
+                                            ("nan", "embedder_failed")])
+async def test_a_bad_embedding_steps_down_to_lexical_with_a_code(
+        db: SqliteDatabase, kind: str, code: str) -> None:
+    sem = await indexed(db, FakeWorkersAI(answer=answer))
+    bad = edge_semantics(FakeWorkersAI(answer=broken(kind)), FakeVectorize(DIMS))
+    sem = Semantics(bad.embedder, sem.index, None)
+    found = await run(db, sem, "refund policy", RetrievalMode.ADAPTIVE)
+    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, code)
+    assert order(found)[0] == "Shop/Refund policy.md"
+
+
+async def test_an_embedder_error_or_a_slow_one_steps_down(db: SqliteDatabase,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    sem = await indexed(db, FakeWorkersAI(answer=answer))
+    failing = edge_semantics(FakeWorkersAI(error=RuntimeError("AiError: 3040: capacity")),
+                             FakeVectorize(DIMS))
+    found = await run(db, Semantics(failing.embedder, sem.index), "refund policy",
+                      RetrievalMode.HYBRID)
+    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, "embedder_failed")
+
+    class Slow:
+        model, dimensions = sem.embedder.model, DIMS
+
+        async def embed(self, texts, kind):
+            await asyncio.sleep(5)
+            return []
+
+    monkeypatch.setattr(modes, "SEMANTIC_BUDGET_S", 0.05)
+    found = await run(db, Semantics(Slow(), sem.index), "refund policy", RetrievalMode.HYBRID)
+    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, "semantic_timeout")
+    assert order(found)[0] == "Shop/Refund policy.md"
+
+
+async def test_without_an_embedder_a_semantic_mode_is_lexical_with_a_code(
+        db: SqliteDatabase) -> None:
+    await store_notes(db, *NOTES)
+    found = await run(db, None, "refund policy", RetrievalMode.ADAPTIVE)
+    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, "no_embedder")

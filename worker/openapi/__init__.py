@@ -1,0 +1,1 @@
+"""GET /openapi.json: the HTTP API described from the routes' pydantic models."""

@@ -1,0 +1,119 @@
+"""Every route of the Worker, described once: its models and the errors only it can
+answer. What follows from the route's class (owner, hub, login: worker/security/routes.py)
+and from its shape (a body, a path id, a rate limit) is added by worker/openapi/document.py,
+so it cannot drift from what the middleware does. tests/worker/test_openapi.py fails when a
+route of the app is missing here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from shared.schemas import (
+    ChatRequest,
+    FeedbackRequest,
+    Heartbeat,
+    RenameRequest,
+    SyncBatch,
+    SyncResult,
+)
+from shared.wire import (
+    ChatResponse,
+    Contact,
+    ConversationsPage,
+    FeedbackRecorded,
+    Forgotten,
+    Manifest,
+    MessageLookup,
+    MessagesPage,
+    Renamed,
+    SearchResponse,
+    StatusResponse,
+)
+from worker.openapi.params import (
+    ConversationsParams,
+    ManifestParams,
+    MessagesParams,
+    SearchParams,
+)
+from worker.security.routes import LOGIN_PATH
+
+JSON = "application/json"
+FORM = "application/x-www-form-urlencoded"
+OPENAPI_PATH = "/openapi.json"
+
+
+class LoginForm(BaseModel):
+    token: str = Field(description="OWNER_TOKEN")
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    path: str  # as in the route table, with {name} path parameters
+    summary: str
+    tag: str
+    response: type[BaseModel] | Mapping[str, Any] | None  # a model, a raw schema, or none
+    request: type[BaseModel] | None = None
+    request_media: str = JSON
+    query: type[BaseModel] | None = None
+    status: int = 200
+    answer: str = "OK"  # what the success status means
+    errors: Mapping[int, str] = field(default_factory=dict)  # only this route's
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation("POST", "/api/chat", "One chat turn: store, recall, answer with citations",
+              "chat", ChatResponse, request=ChatRequest,
+              errors={404: "conversation_id names no conversation",
+                      413: "context over its size limit (the limit is named)",
+                      502: "the model provider failed or timed out (model_unavailable)"}),
+    Operation("GET", "/api/search", "Explicit recall: ranked hits with snippets and links",
+              "search", SearchResponse, query=SearchParams,
+              errors={400: "q missing or too long, a bad source or limit, an unknown vault"}),
+    Operation("POST", "/api/feedback", "The owner's 👍/👎 on source [n] of one of "
+              "Mallory's answers: nudges that document's ranking, and a 👎 keeps it out of "
+              "automatic recall for that question", "feedback", FeedbackRecorded,
+              request=FeedbackRequest,
+              errors={404: "message_id names no answer",
+                      409: "the source was deleted since (source_gone), or the question "
+                           "was forgotten (question_gone)",
+                      422: "n is not a source number of that answer"}),
+    Operation("GET", "/api/conversations", "Conversations, most recently active first",
+              "history", ConversationsPage, query=ConversationsParams),
+    Operation("GET", "/api/conversations/{conversation_id}/messages",
+              "A conversation's messages, newest first, a page at a time", "history",
+              MessagesPage, query=MessagesParams),
+    Operation("GET", "/api/messages/{message_id}",
+              "One message and its place in its conversation (for ?msg= links)", "history",
+              MessageLookup),
+    Operation("DELETE", "/api/messages/{message_id}",
+              "Forget a message: gone from history, search, recall and every footer",
+              "forget", Forgotten),
+    Operation("DELETE", "/api/conversations/{conversation_id}",
+              "Forget a conversation and all its messages", "forget", Forgotten),
+    Operation("PATCH", "/api/conversations/{conversation_id}", "Rename a conversation",
+              "history", Renamed, request=RenameRequest),
+    Operation("GET", "/status", "Corpus sizes, sync freshness per vault, retrieval mode",
+              "status", StatusResponse),
+    Operation("GET", OPENAPI_PATH, "This description of the API", "status",
+              {"type": "object", "description": "an OpenAPI 3.1 document"}),
+    Operation("POST", "/vault/heartbeat",
+              "A hub run's first and last contact: registers the vault, hands out the run's "
+              "sync sequence, says what the Worker holds", "hub", Contact, request=Heartbeat),
+    Operation("POST", "/vault/sync", "One batch of note upserts and deletes, applied "
+              "atomically and idempotently", "hub", SyncResult, request=SyncBatch,
+              errors={409: "the batch_id was used by another vault",
+                      413: "over the body or item limit: split the batch"}),
+    Operation("GET", "/vault/manifest", "What the Worker holds of a vault: path → content "
+              "hash, a page at a time", "hub", Manifest, query=ManifestParams,
+              errors={400: "vault is not a vault id, or a bad limit"}),
+    Operation("POST", LOGIN_PATH, "Owner-token sign-in from /login.html: sets the "
+              "mallory_owner cookie", "auth", None, request=LoginForm, request_media=FORM,
+              status=303, answer="to / with the cookie set when the token is right; to "
+              "/login.html#wrong-token when it is not",
+              errors={404: "not in owner-token mode (login_not_enabled)"}),
+)

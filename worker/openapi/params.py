@@ -1,0 +1,45 @@
+"""The query parameters of the routes that take any, as pydantic models. They describe
+what the handlers read (worker/routes/), with the same defaults and bounds, for
+GET /openapi.json; the handlers parse their parameters themselves."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from shared.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
+from shared.recall_policy import EXPLICIT, EXPLICIT_MAX_LIMIT
+from shared.units import MAX_SAFE_INTEGER
+from worker.recall.filters import SourceFilter
+from worker.routes.conversations import (
+    CONVERSATIONS_MAX_PAGE,
+    CONVERSATIONS_PAGE,
+    MESSAGES_MAX_PAGE,
+    MESSAGES_PAGE,
+)
+
+
+class SearchParams(BaseModel):
+    q: str = Field(description="the search text; only stopwords → no terms, no hits")
+    limit: int = Field(EXPLICIT.max_hits, ge=1, le=EXPLICIT_MAX_LIMIT)
+    source: SourceFilter = Field("all", description="which corpora to search")
+    vault: str | None = Field(None, description="only this vault's notes (its name, as in "
+                              "mallory-hub --vault-name); unknown → 400 listing the known")
+    tz: str | None = Field(None, description="the IANA zone to read \"last week\" in "
+                           "(else OWNER_TIMEZONE, else UTC); not a zone → 400")
+
+
+class ConversationsParams(BaseModel):
+    before: str | None = Field(None, description="the next_before of the previous page")
+    limit: int = Field(CONVERSATIONS_PAGE, ge=1, le=CONVERSATIONS_MAX_PAGE)
+
+
+class MessagesParams(BaseModel):
+    before: int | None = Field(None, ge=1, le=MAX_SAFE_INTEGER,
+                               description="the next_before of the previous page (a seq)")
+    limit: int = Field(MESSAGES_PAGE, ge=1, le=MESSAGES_MAX_PAGE)
+
+
+class ManifestParams(BaseModel):
+    vault: str = Field(description="the vault's id (a lower-case UUID)")
+    after: str = Field("", description="the next_after of the previous page")
+    limit: int = Field(MANIFEST_PAGE, ge=1, le=MANIFEST_MAX_PAGE)

@@ -1,0 +1,55 @@
+"""The owner's feedback applied to retrieved candidates (shared/feedback.py): one D1 read
+for the judgments of every candidate document, after retrieval and before the gate.
+
+- Each candidate gets its document's bounded, decaying delta (`Candidate.feedback`,
+  multiplied into its score). Feedback only reorders what retrieval found: it never adds a
+  candidate, and a deleted note or forgotten message has no judgments left
+  (migrations/0007 deletes them with it), so it can never be boosted.
+- With `suppress_for` (automatic recall, the message's query hash) a document judged
+  irrelevant for that query is dropped: it is not injected again for it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+
+from shared.candidate import Candidate
+from shared.feedback import Vote, delta
+from worker.db import Database
+from worker.store import feedback as store
+
+
+def documents(cand: Candidate) -> tuple[str, ...]:
+    """The keys of the documents a candidate holds (a conversation unit: its messages)."""
+    if cand.kind == "note":
+        return (f"note:{cand.vid}:{cand.id}",)
+    return tuple(f"message:{m}" for m in cand.covers or (cand.id,))
+
+
+async def apply_feedback(db: Database, candidates: Sequence[Candidate], now_ms: int,
+                         suppress_for: str | None = None) -> list[Candidate]:
+    if not candidates:
+        return list(candidates)
+    notes = sorted({(c.vid, c.id) for c in candidates if c.kind == "note" and c.vid is not None})
+    messages = sorted({m for c in candidates if c.kind == "message"
+                       for m in (c.covers or (c.id,))})
+    rows = await store.judgments(db, notes, messages)
+    if not rows:
+        return list(candidates)
+    votes: dict[str, list[Vote]] = defaultdict(list)
+    refused: set[str] = set()
+    for row in rows:
+        votes[row["doc"]].append(Vote(row["judgment"], int(row["created_at"])))
+        if suppress_for and row["query_hash"] == suppress_for \
+                and row["judgment"] == "irrelevant":
+            refused.add(row["doc"])
+    kept = []
+    for cand in candidates:
+        docs = documents(cand)
+        if refused.intersection(docs):
+            continue
+        found = [v for d in docs for v in votes.get(d, ())]
+        kept.append(replace(cand, feedback=delta(found, now_ms)) if found else cand)
+    return kept
