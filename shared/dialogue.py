@@ -10,6 +10,11 @@ search never looks at this: the owner typed a query on purpose.
 The test is deliberately narrow: a social marker, no question or request, and at most
 MAX_SOCIAL_CONTENT_WORDS other content words. "thanks! what was the oven temperature?"
 and "ok, remind me what Marco wanted" are not social.
+
+A request with no topic of its own is about the previous turn too: it points back ("it",
+"that", "the other one") and its only content words are things one does to an answer
+("rewrite it more formally", "can you fix that for me"). Whatever memory such a message
+matches, it matches on the verb.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ def _lexicon(text: str) -> frozenset[str]:
 SOCIAL_WORDS = PHATIC | _lexicon("""
 ha heh hehe haha hahaha lmao lol rofl xd brb gtg ttyl np nvm thx tks ta cya later anyway
 anyways btw yay whoa oops ugh meh phew bravo congrats cheers sweet neat lovely wonderful
-amazing brilliant fantastic superb fine noted understood roger done enjoy
+amazing brilliant fantastic superb fine noted understood roger done enjoy appreciate
+appreciated
 merci danke gracias grazie obrigado obrigada bonjour bonsoir salut hola ciao hallo tschuss
 adios gute nacht buenas noches bonne nuit boa noite moin servus
 """)
@@ -48,7 +54,26 @@ SOCIAL_PHRASES = (
     "how are you", "how's it going", "hows it going", "nice one", "well done",
     "merci beaucoup", "bis morgen", "bis bald", "de nada", "à demain", "a demain",
     "hasta luego", "hasta mañana", "muchas gracias", "vielen dank", "danke schön",
+    # praise and appreciation
+    "you rock", "good job", "great job", "nice work", "great work", "good work",
+    "makes sense", "that helps", "that helped", "appreciate it", "much appreciated",
+    "i appreciate", "you nailed it", "nailed it",
 )
+_PRAISE = re.compile(
+    r"\byou(?:'re| are) (?:so |really |very |truly |just |simply |such )?"
+    r"(?:the best|amazing|awesome|great|brilliant|clever|smart|wonderful|helpful|kind|"
+    r"a star|a legend|a lifesaver|a genius|a gem)\b")
+# Pointing back at the conversation, and what one does to an answer (with how): a request
+# made only of these has no topic to recall.
+DEICTIC = frozenset("it that this these those them above previous last other one ones "
+                    "same again".split())
+ANSWER_WORK = _lexicon("""
+fix do make redo rewrite rephrase reword explain elaborate expand shorten simplify summarise
+summarize summary translate continue try retry change improve format polish clarify correct
+edit finish complete help show give use mean means meant example examples version please
+more less better formally formal informally shorter longer simpler clearer properly briefly
+differently quickly bit little again right wrong true
+""")
 _META = re.compile(
     r"\b((say|put|write) (that|it|this) (again|differently|shorter|simpler)"
     r"|repeat (that|it|this)|rephrase|in other words|what do you mean"
@@ -79,6 +104,7 @@ def dialogue_act(text: str) -> Act:
     lowered = " ".join(fold(w) for w in normalize(text).lower().split())
     if _META.search(lowered) and len(_content(lowered)) <= MAX_META_CONTENT_WORDS:
         return "meta"
+    lowered = _PRAISE.sub(" thanks ", lowered)
     rest, phrase = _without_phrases(lowered)
     words = _words(rest)
     marker = phrase or any(w in SOCIAL_WORDS for w in words)
@@ -88,7 +114,16 @@ def dialogue_act(text: str) -> Act:
     asking = "?" in rest or bool(_REQUEST.search(rest))
     if marker and not asking and len(content) <= MAX_SOCIAL_CONTENT_WORDS:
         return "social"
-    return "request"
+    return "meta" if _about_the_last_turn(lowered) else "request"
+
+
+def _about_the_last_turn(text: str) -> bool:
+    """"can you fix that for me", "what about the other one?": it points back and every
+    content word is work on an answer."""
+    words = _words(text)
+    if not any(w in DEICTIC for w in words):
+        return False
+    return all(w in ANSWER_WORK or w in DEICTIC for w in _content(text))
 
 
 def _content(text: str) -> list[str]:
