@@ -65,8 +65,7 @@ _PRAISE = re.compile(
     r"a star|a legend|a lifesaver|a genius|a gem)\b")
 # Pointing back at the conversation, and what one does to an answer (with how): a request
 # made only of these has no topic to recall.
-DEICTIC = frozenset("it that this these those them above previous last other one ones "
-                    "same again".split())
+DEICTIC = _lexicon("it that this these those them above previous last other one ones same again")
 ANSWER_WORK = _lexicon("""
 fix do make redo rewrite rephrase reword explain elaborate expand shorten simplify summarise
 summarize summary translate continue try retry change improve format polish clarify correct
