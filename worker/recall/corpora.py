@@ -16,8 +16,8 @@ from shared.candidate import Candidate, Kind
 from shared.knowledge import MESSAGE_ROLE, normal_status, role_of
 from shared.matching import matched_terms
 from shared.query import Term
-from shared.schemas import PATH_SEPARATOR
 from shared.sources import message_href, note_href, shorten
+from shared.sync_payload import PATH_SEPARATOR
 from worker.db.port import Value
 from worker.recall.filters import Filters
 
