@@ -30,8 +30,8 @@ from local.reindex import opened_semantics, reindex_vectors
 from local.semantic.embedder import LocalEmbedder
 from local.sqlite_db import SqliteDatabase
 from local.thread_server import running_server
+from worker.recall.corpora import VECTOR_CORPORA
 from worker.semantic.semantics import Semantics
-from worker.semantic.units import VECTOR_CORPORA
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev"
 EDIT = "\n\nEdited: the owner added this paragraph about the garden hose.\n\n"

@@ -20,7 +20,7 @@ from hub.knowledge import PageKnowledge, page_knowledge
 from hub.sections import sections_of
 from shared.limits import MAX_NOTE_BODY_BYTES, MAX_PROPERTIES_CHARS
 from shared.note_dates import DATE_KEYS, name_day
-from shared.schemas import PATH_SEPARATOR, NoteUpsert, SectionSpan
+from shared.sync_payload import PATH_SEPARATOR, NoteUpsert, SectionSpan
 
 # Frontmatter may add a little to the body limit; the body itself is checked by NoteUpsert.
 MAX_FILE_BYTES = MAX_NOTE_BODY_BYTES + 64_000

@@ -60,7 +60,7 @@ def _wait_until_up(url: str, timeout_s: float = 30) -> None:
 
 def _sync_in_background(url: str, vault: Path, token: str, interval_s: int,
                         state_dir: Path) -> None:
-    from hub.cli import run_watch
+    from hub.runs import run_watch
 
     def run() -> None:
         _wait_until_up(url)

@@ -14,9 +14,9 @@ from local.sqlite_db import SqliteDatabase
 from shared.errors import ConfigError
 from worker.app import create_app
 from worker.config import OwnerAuth, Runtime, Settings
+from worker.recall.corpora import VECTOR_CORPORA
 from worker.security.hosts import LOOPBACK_HOSTS
 from worker.semantic.scheduling import schedule_indexing
-from worker.semantic.units import VECTOR_CORPORA
 
 DEV_VARS = Path(".dev.vars")
 

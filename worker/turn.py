@@ -13,10 +13,10 @@ from typing import Any
 
 from shared.bundles import with_partners
 from shared.errors import UpstreamError
+from shared.owner_requests import ChatRequest
 from shared.owner_time import pick_zone
 from shared.recall_block import Injected
 from shared.recall_policy import AUTOMATIC
-from shared.schemas import ChatRequest
 from shared.sources import guard_citations
 from shared.wire import Source
 from worker.config import Runtime

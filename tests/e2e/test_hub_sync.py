@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from hub.cli import run_watch
 from hub.client import AuthFailed, WorkerClient
 from hub.identity import read_vault_id
 from hub.reading import Page, read_page
+from hub.runs import run_watch
 from hub.sync import Syncer
 from local.migrate import MIGRATIONS_DIR, migrate
 from local.sqlite_db import SqliteDatabase

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from hub.cli import run_sync
+from hub.runs import run_sync
 from local.thread_server import RunningServer
 from tests.conftest import ROOT
 from tests.e2e.conftest import shot

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from hub.cli import run_sync
+from hub.runs import run_sync
 from local.thread_server import RunningServer
 from tests.conftest import ROOT
 from tests.e2e.conftest import shot

@@ -12,14 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from shared.schemas import (
-    ChatRequest,
-    FeedbackRequest,
-    Heartbeat,
-    RenameRequest,
-    SyncBatch,
-    SyncResult,
-)
+from shared.owner_requests import ChatRequest, FeedbackRequest, RenameRequest
+from shared.sync_payload import Heartbeat, SyncBatch, SyncResult
 from shared.wire import (
     ChatResponse,
     Contact,

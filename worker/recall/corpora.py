@@ -2,7 +2,8 @@
 column weights, how its rows group and date, and how a row becomes a candidate.
 
 Adding a corpus means one new record here plus its name in CORPORA; nothing else in the
-recall pipeline branches on the kind of unit.
+recall pipeline branches on the kind of unit. Its SQL lives in worker/store/search_sql.py,
+its vector side (if any) in worker/semantic/units.py, named by the record's `vector`.
 """
 
 from __future__ import annotations
@@ -16,17 +17,17 @@ from shared.candidate import Candidate, Kind
 from shared.knowledge import MESSAGE_ROLE, normal_status, role_of
 from shared.matching import matched_terms
 from shared.query import Term
-from shared.schemas import PATH_SEPARATOR
 from shared.sources import message_href, note_href, shorten
+from shared.sync_payload import PATH_SEPARATOR
 from worker.db.port import Value
 from worker.recall.filters import Filters
+from worker.semantic import units as vectors
+from worker.semantic.units import VectorCorpus
+from worker.store.search_sql import messages_search_sql, notes_search_sql
 
 CorpusName = Literal["notes", "messages"]
 Row = Mapping[str, Any]
 MAX_LABEL_CHARS = 120
-# Candidates are cut from this much of a unit's text (a match deeper in a long note still
-# ranks it; its snippet then shows the note's start).
-TEXT_CHARS = 8_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,12 @@ class Corpus:
     # The search statement's parameters: (MATCH expression, rows wanted, filters).
     params: Callable[[str, int, Filters], tuple[Value, ...]]
     to_candidate: Callable[[Row, Scoring], Candidate]
+    # The keys of the documents a candidate holds, as the feedback store names them
+    # (worker/store/feedback.py JUDGMENTS_SQL `doc`), and what that store binds to find them.
+    documents: Callable[[Candidate], tuple[str, ...]]
+    judged: Callable[[Candidate], tuple[Any, ...]]
+    # How its units are embedded and resolved for semantic recall; None: lexical only.
+    vector: VectorCorpus | None = None
 
 
 # A title or file-name hit says "this note is about that"; tags, folder and other
@@ -58,92 +65,6 @@ NOTE_COLUMNS: Mapping[str, float] = {
 }
 # The owner's question and Mallory's answer weigh the same: either can hold what is asked.
 MESSAGE_COLUMNS: Mapping[str, float] = {"question": 1.0, "answer": 1.0}
-
-
-def weights_sql(columns: Mapping[str, float]) -> str:
-    return ", ".join(f"{w:.3f}" for w in columns.values())
-
-
-# A note section's row, as every query that yields one selects it (here and in
-# worker/semantic/units.py), over note_sections s, vault_notes n and vaults v.
-# `related`: the note declares an effective relation or is the target of one (two index
-# lookups, migrations/0006), so automatic recall reads relations only for notes that have
-# some and a vault without relations pays no extra round trip.
-NOTE_ROW_SELECT = f"""SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
-       n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
-       n.role, s.ord, s.heading, s.heading_path, s.unit_id,
-       substr(s.body, 1, {TEXT_CHARS}) AS text,
-       (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
-        OR EXISTS (SELECT 1 FROM note_relations AS r
-                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related"""
-
-
-# Notes dated within a window of days (migrations/0007): ?{0} and ?{1} the first and last
-# day number, ?{2} and ?{3} the UTC start and end (exclusive). One indexed range per kind.
-NOTES_IN_WINDOW_SQL = """SELECT note_rid FROM note_dates WHERE day BETWEEN ?{0} AND ?{1}
-            UNION SELECT note_rid FROM note_dates WHERE at >= ?{2} AND at < ?{3}"""
-
-
-def notes_search_sql(columns: Mapping[str, float]) -> str:
-    """Note sections (migrations/0005). ?1 the MATCH expression, ?2 how many rows, ?3 a
-    vault name or NULL for every vault, ?4–?7 a window of days (NOTES_IN_WINDOW_SQL) or
-    NULL. The window, like the vault, is applied before the LIMIT. The CTE ranks on the FTS
-    index alone and keeps ?2
-    rows; only those are joined to the content tables. All vaults share one index, so one
-    bm25() scale ranks them together; the vault filter is applied before the LIMIT, so a
-    vault's hits are never crowded out by another's. No snippet() here: it re-runs the
-    MATCH per row and tokenizes the whole column, which cost more than the ranking itself
-    (bench.latency); shared.snippets cuts snippets for the final hits."""
-    return f"""
-WITH ranked AS (
-    SELECT rowid AS rid, bm25(note_sections_fts, {weights_sql(columns)}) AS bm25
-    FROM note_sections_fts WHERE note_sections_fts MATCH ?1
-      AND (?3 IS NULL OR rowid IN (
-            SELECT s.rid FROM note_sections AS s
-            JOIN vault_notes AS n ON n.rid = s.note_rid
-            JOIN vaults AS v ON v.vid = n.vid WHERE v.name = ?3))
-      AND (?4 IS NULL OR rowid IN (
-            SELECT s.rid FROM note_sections AS s WHERE s.note_rid IN (
-            {NOTES_IN_WINDOW_SQL.format(4, 5, 6, 7)})))
-    ORDER BY bm25 LIMIT ?2
-)
-{NOTE_ROW_SELECT}, ranked.bm25
-FROM ranked
-JOIN note_sections AS s ON s.rid = ranked.rid
-JOIN vault_notes AS n ON n.rid = s.note_rid
-JOIN vaults AS v ON v.vid = n.vid
-ORDER BY ranked.bm25
-"""
-
-
-def messages_search_sql(columns: Mapping[str, float]) -> str:
-    """Conversation units (migrations/0003). ?1 MATCH, ?2 rows; ?6 and ?7 a window (UTC
-    start, exclusive end; NULL: any time), applied before the LIMIT; excluded: units
-    holding a message whose id is in ?3 (a JSON array) and, in conversation ?4, units
-    among its last ?5 turns (already in the model's context). A withdrawn reply (it quoted
-    a note since deleted or changed) has no unit: worker/store/units.py takes it out of
-    the index."""
-    return f"""
-WITH ranked AS (
-    SELECT rowid AS rid, bm25(conversation_units_fts, {weights_sql(columns)}) AS bm25
-    FROM conversation_units_fts WHERE conversation_units_fts MATCH ?1
-      AND (?6 IS NULL OR rowid IN (
-            SELECT rid FROM conversation_units WHERE created_at >= ?6 AND created_at < ?7))
-    ORDER BY bm25 LIMIT ?2
-)
-SELECT u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
-       c.title AS conversation_title, ranked.bm25,
-       substr(u.question, 1, {TEXT_CHARS}) AS question,
-       substr(u.answer, 1, {TEXT_CHARS}) AS answer
-FROM ranked
-JOIN conversation_units AS u ON u.rid = ranked.rid
-JOIN conversations AS c ON c.id = u.conversation_id
-WHERE coalesce(u.question_id, '') NOT IN (SELECT value FROM json_each(?3))
-  AND coalesce(u.answer_id, '') NOT IN (SELECT value FROM json_each(?3))
-  AND NOT (u.conversation_id = ?4 AND u.seq > (
-        SELECT coalesce(max(seq), 0) FROM messages WHERE conversation_id = ?4) - ?5)
-ORDER BY ranked.bm25
-"""
 
 
 @dataclass(frozen=True)
@@ -210,6 +131,23 @@ def _message_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...
             filters.exclude_recent_turns, *filters.window_params(days=False))
 
 
+def _note_documents(cand: Candidate) -> tuple[str, ...]:
+    return (f"note:{cand.vid}:{cand.id}",)
+
+
+def _note_judged(cand: Candidate) -> tuple[Any, ...]:
+    return ((cand.vid, cand.id),) if cand.vid is not None else ()
+
+
+def _message_documents(cand: Candidate) -> tuple[str, ...]:
+    """A conversation unit holds its messages: the question and the reply."""
+    return tuple(f"message:{m}" for m in _message_judged(cand))
+
+
+def _message_judged(cand: Candidate) -> tuple[Any, ...]:
+    return cand.covers or (cand.id,)
+
+
 NOTES = Corpus(
     name="notes", kind="note", fts_table="note_sections_fts",
     vocab_table="note_sections_vocab",
@@ -217,7 +155,7 @@ NOTES = Corpus(
     columns=NOTE_COLUMNS, group_column="note_key", timestamp_column="note_date",
     # A note often has several matching sections: fetch more, keep the best.
     fetch_per_hit=3, search_sql=notes_search_sql(NOTE_COLUMNS), params=_note_params,
-    to_candidate=_note)
+    to_candidate=_note, documents=_note_documents, judged=_note_judged, vector=vectors.NOTES)
 
 MESSAGES = Corpus(
     name="messages", kind="message", fts_table="conversation_units_fts",
@@ -225,7 +163,12 @@ MESSAGES = Corpus(
     group_column="conversation_id", timestamp_column="created_at",
     # A conversation often has several matching units: fetch more, keep the best.
     fetch_per_hit=3, search_sql=messages_search_sql(MESSAGE_COLUMNS), params=_message_params,
-    to_candidate=_unit)
+    to_candidate=_unit, documents=_message_documents, judged=_message_judged,
+    vector=vectors.MESSAGES)
 
 CORPORA: tuple[Corpus, ...] = (NOTES, MESSAGES)
 BY_NAME: Mapping[str, Corpus] = {c.name: c for c in CORPORA}
+BY_KIND: Mapping[str, Corpus] = {c.kind: c for c in CORPORA}
+# The corpora semantic recall embeds, each as its record's `vector`.
+VECTOR_CORPORA: tuple[VectorCorpus, ...] = tuple(c.vector for c in CORPORA if c.vector)
+VECTOR_BY_NAME: Mapping[str, VectorCorpus] = {c.name: c for c in VECTOR_CORPORA}

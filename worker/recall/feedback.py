@@ -18,24 +18,22 @@ from dataclasses import replace
 from shared.candidate import Candidate
 from shared.feedback import Vote, delta
 from worker.db import Database
+from worker.recall.corpora import BY_KIND, CORPORA
 from worker.store import feedback as store
 
 
 def documents(cand: Candidate) -> tuple[str, ...]:
     """The keys of the documents a candidate holds (a conversation unit: its messages)."""
-    if cand.kind == "note":
-        return (f"note:{cand.vid}:{cand.id}",)
-    return tuple(f"message:{m}" for m in cand.covers or (cand.id,))
+    return BY_KIND[cand.kind].documents(cand)
 
 
 async def apply_feedback(db: Database, candidates: Sequence[Candidate], now_ms: int,
                          suppress_for: str | None = None) -> list[Candidate]:
     if not candidates:
         return list(candidates)
-    notes = sorted({(c.vid, c.id) for c in candidates if c.kind == "note" and c.vid is not None})
-    messages = sorted({m for c in candidates if c.kind == "message"
-                       for m in (c.covers or (c.id,))})
-    rows = await store.judgments(db, notes, messages)
+    judged = {corpus.name: sorted({key for c in candidates if c.kind == corpus.kind
+                                   for key in corpus.judged(c)}) for corpus in CORPORA}
+    rows = await store.judgments(db, judged["notes"], judged["messages"])
     if not rows:
         return list(candidates)
     votes: dict[str, list[Vote]] = defaultdict(list)

@@ -18,45 +18,14 @@ from shared.candidate import Candidate
 from shared.ranking import recency_boost
 from worker.db import Database
 from worker.db.port import Value
-from worker.recall.corpora import BY_NAME, NOTE_ROW_SELECT, TEXT_CHARS, Corpus, Scoring
+from worker.recall.corpora import BY_NAME, Corpus, Scoring
 from worker.recall.filters import Filters
 from worker.recall.plan import Planned
 from worker.recall.run import run
+from worker.store.search_sql import TIMELINE_MESSAGES_SQL, TIMELINE_NOTES_SQL
 
 DAY_RELEVANCE = 1.0
 TIME_RELEVANCE = 0.5
-
-# ?1–?4 the window (day numbers, then UTC ms), ?5 a vault name or NULL, ?6 rows.
-TIMELINE_NOTES_SQL = f"""
-WITH dated AS (
-    SELECT note_rid, 1 AS by_day FROM note_dates WHERE day BETWEEN ?1 AND ?2
-    UNION ALL SELECT note_rid, 0 FROM note_dates WHERE at >= ?3 AND at < ?4
-), notes AS (SELECT note_rid, max(by_day) AS by_day FROM dated GROUP BY note_rid)
-{NOTE_ROW_SELECT}, notes.by_day
-FROM notes
-JOIN vault_notes AS n ON n.rid = notes.note_rid
-JOIN note_sections AS s ON s.note_rid = n.rid AND s.ord = 0
-JOIN vaults AS v ON v.vid = n.vid
-WHERE ?5 IS NULL OR v.name = ?5
-ORDER BY notes.by_day DESC, n.note_date DESC, n.path
-LIMIT ?6
-"""
-# ?1 ?2 the window (UTC ms), ?3–?5 the exclusions of messages_search_sql, ?6 rows.
-TIMELINE_MESSAGES_SQL = f"""
-SELECT u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
-       c.title AS conversation_title, 0 AS by_day,
-       substr(u.question, 1, {TEXT_CHARS}) AS question,
-       substr(u.answer, 1, {TEXT_CHARS}) AS answer
-FROM conversation_units AS u
-JOIN conversations AS c ON c.id = u.conversation_id
-WHERE u.created_at >= ?1 AND u.created_at < ?2
-  AND coalesce(u.question_id, '') NOT IN (SELECT value FROM json_each(?3))
-  AND coalesce(u.answer_id, '') NOT IN (SELECT value FROM json_each(?3))
-  AND NOT (u.conversation_id = ?4 AND u.seq > (
-        SELECT coalesce(max(seq), 0) FROM messages WHERE conversation_id = ?4) - ?5)
-ORDER BY u.created_at DESC, u.id
-LIMIT ?6
-"""
 
 
 def timeline_plan(filters: Filters) -> list[Planned]:

@@ -23,74 +23,15 @@ from shared.recall_policy import RecallPolicy
 from shared.relations import CONFLICT_TYPES
 from shared.standing import stand
 from worker.db import Database
-from worker.recall.corpora import NOTE_COLUMNS, NOTE_ROW_SELECT, NOTES, Scoring, weights_sql
+from worker.recall.corpora import NOTES, Scoring
+from worker.store.relations_sql import EDGES_SQL, partners_sql
 
 # Edges read per recall: three seeds with a dozen competing claims each is already more
 # than a three-hit block can show.
 MAX_EDGES = 40
 
-# ?1 the seeds as a JSON array of [vid, path]; ?2 the conflict types as a JSON array. An
-# edge is read from the declaring note's side and from the target's (the index on
-# note_relations (vid, target_path)), and kept only when the body links the target.
-SEEDS_AND_EDGES = """
-WITH seeds AS (
-    SELECT json_extract(j.value, '$[0]') AS vid, json_extract(j.value, '$[1]') AS path
-    FROM json_each(?1) AS j
-),
-edges AS (
-    SELECT r.vid, s.path AS source, r.target_path AS target, r.type
-    FROM seeds JOIN vault_notes AS s ON s.vid = seeds.vid AND s.path = seeds.path
-    JOIN note_relations AS r ON r.note_rid = s.rid
-    WHERE r.linked = 1 AND r.type IN (SELECT value FROM json_each(?2))
-    UNION
-    SELECT r.vid, s.path, r.target_path, r.type
-    FROM seeds JOIN note_relations AS r ON r.vid = seeds.vid AND r.target_path = seeds.path
-    JOIN vault_notes AS s ON s.rid = r.note_rid
-    WHERE r.linked = 1 AND r.type IN (SELECT value FROM json_each(?2))
-),
-present AS (
-    SELECT e.* FROM edges AS e
-    WHERE EXISTS (SELECT 1 FROM vault_notes AS t WHERE t.vid = e.vid AND t.path = e.target)
-    ORDER BY e.vid, e.source, e.target, e.type LIMIT ?3
-)"""
-
-EDGES_SQL = f"""{SEEDS_AND_EDGES}
-SELECT vid, source, target, type FROM present
-"""
-
-
-def partners_sql() -> str:
-    """Every note at either end of a present edge, as its section that best matches ?4
-    (the query's MATCH expression; bm25 with the notes' column weights), else its first
-    section, in the row shape of retrieved notes (corpora.NOTE_ROW_SELECT)."""
-    return f"""{SEEDS_AND_EDGES},
-ends AS (SELECT vid, source AS path FROM present UNION SELECT vid, target FROM present),
-sections AS (
-    SELECT s.rid, s.note_rid, s.ord FROM ends
-    JOIN vault_notes AS n ON n.vid = ends.vid AND n.path = ends.path
-    JOIN note_sections AS s ON s.note_rid = n.rid
-),
-matched AS (
-    SELECT rowid AS rid, bm25(note_sections_fts, {weights_sql(NOTE_COLUMNS)}) AS bm25
-    FROM note_sections_fts
-    WHERE note_sections_fts MATCH ?4 AND rowid IN (SELECT rid FROM sections)
-),
-best AS (
-    SELECT sections.rid, row_number() OVER (
-        PARTITION BY sections.note_rid
-        ORDER BY coalesce(matched.bm25, 0), sections.ord) AS pick
-    FROM sections LEFT JOIN matched ON matched.rid = sections.rid
-)
-{NOTE_ROW_SELECT}
-FROM best
-JOIN note_sections AS s ON s.rid = best.rid
-JOIN vault_notes AS n ON n.rid = s.note_rid
-JOIN vaults AS v ON v.vid = n.vid
-WHERE best.pick = 1
-"""
-
-
-PARTNERS_SQL = partners_sql()
+# The notes' bm25 weights are the corpus record's (worker/recall/corpora.py).
+PARTNERS_SQL = partners_sql(NOTES.columns)
 
 
 @dataclass(frozen=True)
@@ -100,13 +41,14 @@ class Neighbourhood:
 
 
 def _group(vid: object, path: object) -> str:
-    """A note's group key, as corpora.NOTE_ROW_SELECT makes it (`note_key`)."""
+    """A note's group key, as NOTE_ROW_SELECT (worker/store/search_sql.py) makes it."""
     return f"{vid}:{path}"
 
 
 async def neighbourhood(db: Database, seeds: Sequence[Candidate], query: SearchQuery,
                         now_ms: int) -> Neighbourhood:
-    notes = [c for c in seeds if c.kind == "note" and c.vid is not None]
+    # Only a note with an effective relation (`related`, read with its row) has edges.
+    notes = [c for c in seeds if c.related and c.vid is not None]
     if not notes or query.is_empty:
         return Neighbourhood([], {})
     params = (json.dumps([[c.vid, c.id] for c in notes]), json.dumps(CONFLICT_TYPES),

@@ -15,12 +15,11 @@ from shared.candidate import Candidate
 from shared.query import SearchQuery
 from shared.ranking import recency_boost
 from worker.db import Database
-from worker.recall.corpora import BY_NAME as LEXICAL
-from worker.recall.corpora import Scoring
+from worker.recall.corpora import CORPORA, Scoring
 from worker.recall.filters import Filters
 from worker.semantic.ports import VectorFilter, VectorMatch
 from worker.semantic.semantics import Semantics
-from worker.semantic.units import VECTOR_CORPORA, VectorCorpus
+from worker.semantic.units import VectorCorpus
 
 # Vector hits per corpus: Vectorize returns at most 20 with metadata and 100 without; we
 # resolve ids through D1, so 40 (the seed design's candidate pool) needs no metadata.
@@ -29,8 +28,7 @@ VECTOR_TOP_K = 40
 
 async def _query(sem: Semantics, vector: Sequence[float], corpus: VectorCorpus,
                  filters: Filters) -> list[VectorMatch]:
-    wanted = VectorFilter(kind=corpus.kind, vault=filters.vault if corpus.kind == "note"
-                          else None)
+    wanted = VectorFilter(kind=corpus.kind, vault=filters.vault if corpus.by_vault else None)
     return await sem.index.query(vector, VECTOR_TOP_K, wanted)
 
 
@@ -38,23 +36,22 @@ async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Fi
                    now_ms: int, query_vector: Sequence[float] | None = None
                    ) -> list[Candidate]:
     """Vector candidates for the query's text (all corpora the filters want)."""
-    corpora = [c for c in VECTOR_CORPORA if filters.wants(c.name)]
+    corpora = [(c, c.vector) for c in CORPORA if c.vector and filters.wants(c.name)]
     if not corpora or not query.text:
         return []
     if query_vector is None:
         [query_vector] = await sem.embedder.embed([query.text], "query")
-    found = await asyncio.gather(*(_query(sem, query_vector, c, filters) for c in corpora))
+    found = await asyncio.gather(*(_query(sem, query_vector, v, filters) for _, v in corpora))
     scores = {m.id: float(m.score) for matches in found for m in matches}
     if not scores:
         return []
     model = sem.embedder.model
-    statements = [db.prepare(c.resolve_sql).bind(*c.resolve_params(
-        [m.id for m in matches], model, filters)) for c, matches in zip(corpora, found,
-                                                                        strict=True)]
+    statements = [db.prepare(v.resolve_sql).bind(*v.resolve_params(
+        [m.id for m in matches], model, filters)) for (_, v), matches in zip(corpora, found,
+                                                                             strict=True)]
     results = await db.batch(statements)
     candidates = []
-    for corpus, result in zip(corpora, results, strict=True):
-        record = LEXICAL[corpus.name]
+    for (record, _), result in zip(corpora, results, strict=True):
         for row in result.results:
             ts = int(row[record.timestamp_column])
             cand = record.to_candidate(row, Scoring(0.0, recency_boost(ts, now_ms), ts,

@@ -13,8 +13,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from shared.json_body import parse_json_model
 from shared.limits import MAX_RENAME_BODY_BYTES
-from shared.schemas import RenameRequest, parse_json_model
+from shared.owner_requests import RenameRequest
 from worker.http import json_ok, read_body, runtime
 from worker.store import chats
 from worker.views import forgotten_json, renamed_json

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from worker.db import Database
+from worker.recall.corpora import VECTOR_CORPORA
 from worker.semantic.ports import VectorRecord, vector_id
 from worker.semantic.semantics import Semantics
-from worker.semantic.units import VECTOR_CORPORA, VectorCorpus
+from worker.semantic.units import VectorCorpus
 
 RECORD_SQL = """
 INSERT INTO vector_units (vector_id, corpus, unit_id, model, dimensions, embedded_at)

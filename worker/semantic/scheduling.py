@@ -6,8 +6,8 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from worker.recall.corpora import VECTOR_BY_NAME
 from worker.semantic.indexer import index_pending
-from worker.semantic.units import BY_NAME
 
 if TYPE_CHECKING:
     from worker.config import Runtime
@@ -28,7 +28,7 @@ async def index_now(runtime: Runtime, corpora: Sequence[str], max_runs: int = MA
     try:
         for _ in range(max_runs):
             run = await index_pending(runtime.db, runtime.semantics, runtime.now_ms(),
-                                      [BY_NAME[c] for c in corpora])
+                                      [VECTOR_BY_NAME[c] for c in corpora])
             if not run.more:
                 return
     except Exception:

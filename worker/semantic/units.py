@@ -10,12 +10,12 @@ carries its content hash), so "pending" is simply "no vector row for this id and
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from worker.db.port import Value
-from worker.recall.corpora import NOTE_ROW_SELECT, TEXT_CHARS
 from worker.recall.filters import Filters
+from worker.store.search_sql import NOTE_ROW_SELECT, TEXT_CHARS
 
 # The text embedded for a unit: MiniLM and bge-small read 256 and 512 word pieces at
 # most, about 1,000 and 2,000 characters; the start of a unit carries its gist.
@@ -24,8 +24,11 @@ EMBED_CHARS = 1_200
 
 @dataclass(frozen=True)
 class VectorCorpus:
-    name: str  # the lexical corpus record it belongs to (worker/recall/corpora.py)
+    # The lexical corpus record it belongs to (worker/recall/corpora.py), whose `vector`
+    # registers it: VECTOR_CORPORA there lists what is embedded.
+    name: str
     kind: str  # the `kind` metadata its vectors carry
+    by_vault: bool  # its vectors carry the `vault` metadata, so a vault filter applies
     units_sql: str  # ?1 model, ?2 limit → unit_id, text: units without a vector of ?1
     orphans_sql: str  # ?1 limit → vector_id: rows whose unit is gone
     # Vector ids (?1 JSON array) of model ?2 → search-shaped rows with their vector_id.
@@ -36,7 +39,7 @@ class VectorCorpus:
 # A section is embedded with its note's title and heading path: "Kitchen renovation ›
 # Budget. <text>" places the text the way a reader of the note sees it.
 NOTES = VectorCorpus(
-    name="notes", kind="note",
+    name="notes", kind="note", by_vault=True,
     units_sql=f"""
 SELECT DISTINCT s.unit_id, v.name AS vault,
        n.title || CASE WHEN s.heading_path = '' THEN '' ELSE ' › ' || s.heading_path END
@@ -67,7 +70,7 @@ WHERE u.vector_id IN (SELECT value FROM json_each(?1)) AND u.model = ?2
 )
 
 MESSAGES = VectorCorpus(
-    name="messages", kind="message",
+    name="messages", kind="message", by_vault=False,
     units_sql=f"""
 SELECT u.id AS unit_id, NULL AS vault,
        substr(trim(u.question || char(10) || u.answer), 1, {EMBED_CHARS}) AS text
@@ -100,6 +103,3 @@ WHERE v.vector_id IN (SELECT value FROM json_each(?1)) AND v.model = ?2
         json.dumps(ids), model, json.dumps(list(filters.exclude_message_ids)),
         filters.conversation_id or "", filters.exclude_recent_turns),
 )
-
-VECTOR_CORPORA: tuple[VectorCorpus, ...] = (NOTES, MESSAGES)
-BY_NAME: Mapping[str, VectorCorpus] = {c.name: c for c in VECTOR_CORPORA}

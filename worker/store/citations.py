@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.schemas import NoteDelete, NoteUpsert
+from shared.sync_payload import NoteDelete, NoteUpsert
 from shared.withdrawal import still_quoted
 from worker.db import Database, Statement
 from worker.store.units import withdrawn_unit_statements

@@ -27,7 +27,7 @@ from typing import Any
 from shared.errors import Conflict, InvalidPayload
 from shared.knowledge import normal_status
 from shared.note_dates import dates_json
-from shared.schemas import NoteDelete, NoteUpsert, SyncBatch, SyncResult
+from shared.sync_payload import NoteDelete, NoteUpsert, SyncBatch, SyncResult
 from shared.vault_digest import note_digest
 from worker.db import ConstraintError, Database, Statement
 from worker.store import citations, vaults

@@ -7,7 +7,16 @@ import pytest
 
 from local.sqlite_db import SqliteDatabase
 from shared.query import Mode, build_query
-from worker.recall.corpora import CORPORA, MESSAGES, NOTES, Scoring
+from worker.recall.corpora import (
+    BY_KIND,
+    CORPORA,
+    MESSAGES,
+    NOTES,
+    VECTOR_BY_NAME,
+    VECTOR_CORPORA,
+    Scoring,
+)
+from worker.store.relations_sql import partners_sql
 
 
 @pytest.mark.parametrize("corpus", CORPORA, ids=lambda c: c.name)
@@ -27,13 +36,17 @@ async def test_each_corpus_has_its_vocabulary_and_stats_row(db: SqliteDatabase,
     assert [r["name"] for r in vocab][:2] == ["term", "doc"]
 
 
+def note_row() -> dict:
+    return {"path": "Home/Plants.md", "vid": 3, "note_key": "3:Home/Plants.md",
+            "vault": "My Vault", "title": "Plants", "name": "Plants", "aliases": "greenery",
+            "tags": "home", "properties": "", "note_date": 5, "bm25": -3.0, "ord": 2,
+            "heading": "Ferns & mosses", "heading_path": "Indoor › Ferns & mosses",
+            "unit_id": "n:3:Home/Plants.md#0123456789abcdef", "text": "Water the fern.",
+            "note_type": "Procedure", "status": "Stable", "role": None, "related": 1}
+
+
 def test_a_note_row_becomes_a_candidate_grouped_by_vault_and_path() -> None:
-    row = {"path": "Home/Plants.md", "vid": 3, "note_key": "3:Home/Plants.md",
-           "vault": "My Vault", "title": "Plants", "name": "Plants", "aliases": "greenery",
-           "tags": "home", "properties": "", "note_date": 5, "bm25": -3.0, "ord": 2,
-           "heading": "Ferns & mosses", "heading_path": "Indoor › Ferns & mosses",
-           "unit_id": "n:3:Home/Plants.md#0123456789abcdef", "text": "Water the fern.",
-           "note_type": "Procedure", "status": "Stable", "role": None, "related": 1}
+    row = note_row()
     cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "3:Home/Plants.md", ()))
     assert (cand.knowledge_role, cand.status, cand.related) == ("canonical", "stable", True)
     assert (cand.kind, cand.id, cand.group, cand.vault, cand.vid, cand.unit) == (
@@ -101,3 +114,29 @@ def test_an_unanswered_question_and_a_lone_reply() -> None:
     assert (alone.id, alone.covers, alone.reply) == ("q", ("q",), None)
     spoke_first = MESSAGES.to_candidate(unit(None, "a", "", "Good morning!"), scoring("morning"))
     assert (spoke_first.id, spoke_first.role) == ("a", "assistant")
+
+
+def test_the_vector_corpora_are_the_records_vector_sides() -> None:
+    # One registration: a corpus is embedded because its record names a `vector`.
+    assert tuple(c.vector for c in CORPORA if c.vector) == VECTOR_CORPORA
+    assert [v.name for v in VECTOR_CORPORA] == ["notes", "messages"]
+    for corpus in CORPORA:
+        if corpus.vector is not None:
+            assert (corpus.vector.name, corpus.vector.kind) == (corpus.name, corpus.kind)
+            assert VECTOR_BY_NAME[corpus.name] is corpus.vector
+    # Note vectors carry the vault; a message belongs to no vault.
+    assert (NOTES.vector.by_vault, MESSAGES.vector.by_vault) == (True, False)
+
+
+def test_each_record_names_the_documents_feedback_is_kept_for() -> None:
+    note = NOTES.to_candidate(note_row(), Scoring(0.5, 1.0, 5, "3:Home/Plants.md", ()))
+    assert BY_KIND["note"] is NOTES
+    assert NOTES.documents(note) == ("note:3:Home/Plants.md",)
+    assert NOTES.judged(note) == ((3, "Home/Plants.md"),)
+    reply = MESSAGES.to_candidate(unit("q", "a", "oven?", "Soak the racks."), scoring("soak"))
+    assert MESSAGES.documents(reply) == ("message:a", "message:q")
+    assert MESSAGES.judged(reply) == ("a", "q")
+
+
+def test_the_partners_statement_weighs_sections_with_the_columns_given() -> None:
+    assert "bm25(note_sections_fts, 2.000, 0.500)" in partners_sql({"title": 2.0, "body": 0.5})

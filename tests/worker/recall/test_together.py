@@ -10,7 +10,7 @@ from shared.relations import RelationEdge
 from tests.conftest import NOW_MS, note, sync
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
-from worker.recall.together import EDGES_SQL
+from worker.store.relations_sql import EDGES_SQL
 
 
 def edge(target: str, type_: str, linked: bool = True, scope: str | None = None

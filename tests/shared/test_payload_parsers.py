@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared.errors import MalloryError
-from shared.schemas import ChatRequest, SyncBatch, parse_json_model, parse_sync_batch
+from shared.json_body import parse_json_model
+from shared.owner_requests import ChatRequest
+from shared.sync_payload import SyncBatch, parse_sync_batch
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
