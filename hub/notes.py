@@ -14,9 +14,11 @@ from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
+from markdown_it.token import Token
 from pydantic import ValidationError
 
 from hub.knowledge import PageKnowledge, page_knowledge
+from hub.markdown import body_tags, frontmatter_split, h1_title, parse_body
 from hub.sections import sections_of
 from shared.limits import MAX_NOTE_BODY_BYTES, MAX_PROPERTIES_CHARS
 from shared.note_dates import DATE_KEYS, name_day
@@ -24,15 +26,8 @@ from shared.sync_payload import PATH_SEPARATOR, NoteUpsert, SectionSpan
 
 # Frontmatter may add a little to the body limit; the body itself is checked by NoteUpsert.
 MAX_FILE_BYTES = MAX_NOTE_BODY_BYTES + 64_000
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*$\r?\n?",
-                          re.DOTALL | re.MULTILINE)
 # YAML reads "0001-01-01" too; a year before this is a typo rather than a note's date.
 MIN_STATED_YEAR = 1000
-_FENCE = re.compile(r"^(```|~~~).*?^\1", re.DOTALL | re.MULTILINE)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
-# Obsidian tags: #word, nested with '/', at least one non-digit, not inside a word or URL.
-_TAG = re.compile(r"(?<![\w/&#\]\)])#([\w\-/]*[^\W\d][\w\-/]*)")
-_H1 = re.compile(r"\A\s*#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -55,14 +50,13 @@ def content_hash(raw: bytes) -> str:
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """(frontmatter mapping, body). Raises ValueError for broken or unclosed YAML."""
-    if not re.match(r"\A---[ \t]*\r?\n", text):
+    """(frontmatter mapping, body); `text` has "\\n" line ends. Raises ValueError for
+    broken or unclosed YAML. The boundary comes from the parser (hub/markdown.py)."""
+    split = frontmatter_split(text)
+    if split is None:
         return {}, text
-    match = _FRONTMATTER.match(text)
-    if not match:
-        raise ValueError("frontmatter starts with '---' but is never closed")
     try:
-        data = yaml.safe_load(match.group(1)) if match.group(1).strip() else {}
+        data = yaml.safe_load(split.yaml) if split.yaml.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
@@ -72,7 +66,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
         data = {}
     if not isinstance(data, dict):
         raise ValueError("frontmatter must be a YAML mapping (key: value lines)")
-    return data, text[match.end():]
+    return data, text[split.body_start:]
 
 
 def _strings(value: Any) -> list[str]:
@@ -81,11 +75,6 @@ def _strings(value: Any) -> list[str]:
         return []
     items = value if isinstance(value, list) else re.split(r"[,\s]+", str(value))
     return [str(v).strip() for v in items if v is not None and str(v).strip()]
-
-
-def body_tags(body: str) -> list[str]:
-    text = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
-    return _TAG.findall(text)
 
 
 def _to_ms(value: Any) -> int | None:
@@ -169,20 +158,18 @@ def properties_text(frontmatter: dict[str, Any]) -> str:
     return "\n".join(lines)[:MAX_PROPERTIES_CHARS]
 
 
-def _title(frontmatter: dict[str, Any], body: str, stem: str) -> str:
+def _title(frontmatter: dict[str, Any], h1: str | None, stem: str) -> str:
     title = frontmatter.get("title")
     if isinstance(title, str | int | float) and str(title).strip():
         return " ".join(str(title).split())
-    heading = _H1.match(body)
-    if heading:
-        return heading.group(1).strip()
-    return stem
+    return h1 or stem
 
 
-def section_spans(body: str) -> tuple[list[SectionSpan], list[str]]:
+def section_spans(body: str, tokens: list[Token] | None = None
+                  ) -> tuple[list[SectionSpan], list[str]]:
     """The body's sections as the sync payload carries them, and what could not be split
-    cleanly (hub/sections.py)."""
-    found = sections_of(body)
+    cleanly (hub/sections.py). `tokens`: the body already parsed (hub/markdown.py)."""
+    found = sections_of(body, tokens)
     spans = [SectionSpan(s=s.start, e=s.end, h=s.heading, p=PATH_SEPARATOR.join(s.path),
                          x=hashlib.sha256(body[s.start:s.end].encode("utf-8", "surrogatepass"))
                          .hexdigest()[:16])
@@ -212,7 +199,8 @@ def parse_page(rel_path: str, raw: bytes, mtime_ms: int) -> Parsed | Rejection:
         return Rejection(rel_path, str(exc))
     stem = PurePosixPath(rel_path).stem
     tags = _strings(frontmatter.get("tags", frontmatter.get("tag")))
-    tags += body_tags(body)
+    tokens = parse_body(body)
+    tags += body_tags(tokens)
     tags = list(dict.fromkeys(t.lstrip("#") for t in tags if t.lstrip("#")))
     aliases = _strings(frontmatter.get("aliases", frontmatter.get("alias")))
     if isinstance(frontmatter.get("aliases"), str):  # one alias may contain spaces
@@ -220,9 +208,10 @@ def parse_page(rel_path: str, raw: bytes, mtime_ms: int) -> Parsed | Rejection:
     knowledge = page_knowledge(rel_path, frontmatter, body)
     days, times = stated_dates(frontmatter)
     try:
-        sections, warnings = section_spans(body)
+        sections, warnings = section_spans(body, tokens)
         note = NoteUpsert(
-            path=rel_path, title=_title(frontmatter, body, stem), aliases=aliases, tags=tags,
+            path=rel_path, title=_title(frontmatter, h1_title(tokens), stem),
+            aliases=aliases, tags=tags,
             type=str(frontmatter["type"]) if frontmatter.get("type") is not None else None,
             status=knowledge.status, role=knowledge.role,
             properties=properties_text(frontmatter), body=body, mtime=mtime_ms,

@@ -16,6 +16,7 @@ from hub.reading import Page, Unstable, read_page
 from hub.state import PARSER_VERSION, State
 from hub.walk import FileStat
 from shared.limits import MAX_BATCH_ITEMS, MAX_SYNC_BODY_BYTES
+from shared.protocol import SECTIONS_VERSION
 from shared.sync_payload import NoteDelete, NoteUpsert
 
 # Leave room under the Worker's body limit for the envelope and JSON escaping variance.
@@ -138,7 +139,8 @@ class Batch:
 
     def payload(self, run: Run) -> dict:
         return {"batch_id": self.batch_id, "vault_id": run.vault_id, "vault": run.vault_name,
-                "seq": run.seq, "upserts": [u.model_dump() for u in self.upserts],
+                "seq": run.seq, "sections_version": SECTIONS_VERSION,
+                "upserts": [u.model_dump() for u in self.upserts],
                 "deletes": [d.model_dump() for d in self.deletes]}
 
     @property

@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
+from hub.markdown import parse_body
 from shared.chunking import MAX_UNIT_CHARS, MIN_UNIT_CHARS, split_spans
 from shared.limits import MAX_HEADING_CHARS, MAX_SECTIONS
 
-_MD = MarkdownIt("commonmark")
 # Characters Obsidian does not keep in a heading link ([[Note#Heading]]).
 _LINK_UNSAFE = re.compile(r"\[\[|\]\]|[|^#]")
 _PARAGRAPH = re.compile(r"\n\s*\n")
@@ -51,9 +51,9 @@ def heading_anchor(text: str) -> str:
     return " ".join(_LINK_UNSAFE.sub(" ", text).split())
 
 
-def _headings(body: str, report: list[str]) -> list[tuple[int, str, int]]:
+def _headings(body: str, tokens: list[Token], report: list[str]
+              ) -> list[tuple[int, str, int]]:
     """(level, text, first line) of every heading, in order."""
-    tokens = _MD.parse(body)
     lines = body.split("\n")
     found = []
     for i, token in enumerate(tokens):
@@ -77,9 +77,9 @@ def _closed(markup: str, span: list[int], lines: list[str]) -> bool:
     return last > span[0] and last < len(lines) and lines[last].strip().startswith(markup)
 
 
-def _raw_sections(body: str, report: list[str]) -> list[Section]:
+def _raw_sections(body: str, tokens: list[Token], report: list[str]) -> list[Section]:
     starts = _line_starts(body)
-    headings = _headings(body, report)
+    headings = _headings(body, tokens, report)
     bounds = [starts[line] for _, _, line in headings] + [len(body)]
     sections = [Section("", (), 0, bounds[0])] if bounds[0] > 0 else []
     path: list[tuple[int, str]] = []
@@ -110,9 +110,11 @@ def _merged(body: str, sections: list[Section]) -> list[Section]:
     return merged
 
 
-def sections_of(body: str) -> Sectioned:
+def sections_of(body: str, tokens: list[Token] | None = None) -> Sectioned:
+    """`tokens`: the body as hub/markdown.py parsed it (parsed here when not given)."""
     result = Sectioned()
-    raw = _raw_sections(body, result.warnings)
+    raw = _raw_sections(body, parse_body(body) if tokens is None else tokens,
+                        result.warnings)
     if raw and all(_content_chars(body, s) == 0 for s in raw):
         result.warnings.append("the note holds headings and no text under any of them")
     for section in _merged(body, raw):

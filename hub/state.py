@@ -29,8 +29,10 @@ UNKNOWN = -1  # the stat of a version the Worker holds but this hub has not read
 # older parser is sent again, so the Worker gets every note as this parser reads it.
 # 2: sections from markdown-it-py (hub/sections.py). 3: status, role and typed relations
 # (hub/knowledge.py, hub/lint.py), and the dates frontmatter states (`days`, `times`:
-# time-aware recall, migrations/0007).
-PARSER_VERSION = 3
+# time-aware recall, migrations/0007). 4: frontmatter boundary, body tags and the H1 title
+# from the parser (hub/markdown.py): a `#tag` in indented code or an HTML block is no
+# longer a tag, an indented `# line` that is code is no longer a title.
+PARSER_VERSION = 4
 
 
 @dataclass

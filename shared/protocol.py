@@ -16,3 +16,11 @@ MANIFEST_MAX_PAGE = 5_000
 # Worker's clock: a hub whose clock is off by a time zone still syncs, while a date years
 # ahead is refused (before 0002 a delete dated 2^53 − 1 blocked its path for good).
 MAX_CLOCK_SKEW_MS = MS_PER_DAY
+
+# The shape of `sections` in a sync batch (shared/sync_payload.py SectionSpan: [s, e) offsets in
+# code points, heading, heading path, 16-hex digest). A hub says which shape it sends in
+# `sections_version`; a batch without it is read as version 1 (hubs from before the field).
+# A Worker refuses a version it does not list, naming it, so a newer hub never has its
+# sections misread by an older Worker.
+SECTIONS_VERSION = 1
+READABLE_SECTIONS_VERSIONS = (1,)

@@ -26,11 +26,13 @@ def encode_uri_component(value: str) -> str:
     return quote(value, safe=_URI_COMPONENT_SAFE)
 
 
-def note_href(vault: str, path: str, heading: str = "") -> str:
+def note_href(vault: str, path: str, heading: str = "", block: str = "") -> str:
     """obsidian://open for a note, or for a heading in it (DESIGN.md §7: the file value is
-    the path without .md, then %23 and the heading, each part encoded on its own)."""
+    the path without .md, then %23 and the heading, each part encoded on its own), or for
+    a block in it (%23%5E and the block id, issue 12; shared/blocks.py)."""
     file = path[:-3] if path.lower().endswith(".md") else path
-    anchor = f"%23{encode_uri_component(heading)}" if heading else ""
+    target = f"^{block}" if block else heading
+    anchor = f"%23{encode_uri_component(target)}" if target else ""
     return (f"obsidian://open?vault={encode_uri_component(vault)}"
             f"&file={encode_uri_component(file)}{anchor}")
 

@@ -38,6 +38,7 @@ from shared.limits import (
     MAX_TITLE_CHARS,
 )
 from shared.note_dates import MAX_NOTE_DATES
+from shared.protocol import READABLE_SECTIONS_VERSIONS
 from shared.relations import RelationEdge
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -165,6 +166,22 @@ class SyncBatch(Strict):
     seq: Seq
     upserts: list[NoteUpsert] = Field(default_factory=list)
     deletes: list[NoteDelete] = Field(default_factory=list)
+    # The shape of the upserts' `sections` (shared/protocol.py SECTIONS_VERSION); absent:
+    # version 1, as hubs from before this field send it.
+    sections_version: int | None = Field(
+        default=None, strict=True,
+        description="the shape of the upserts' `sections`; this Worker reads "
+                    f"{', '.join(map(str, READABLE_SECTIONS_VERSIONS))}. Absent or null: 1. "
+                    "Any other value is refused with 422 naming it.")
+
+    @field_validator("sections_version")
+    @classmethod
+    def _sections_version(cls, v: int | None) -> int | None:
+        if v is not None and v not in READABLE_SECTIONS_VERSIONS:
+            readable = ", ".join(map(str, READABLE_SECTIONS_VERSIONS))
+            raise ValueError(f"sections_version {v} is unknown to this Worker (it reads "
+                             f"{readable}): deploy the current Worker, then sync again")
+        return v
 
     @field_validator("batch_id")
     @classmethod

@@ -87,7 +87,7 @@ async def test_relations_and_the_conflict_query_behave_the_same(port: Database) 
                              ).first()
     query = build_query("rsync usb disk", Mode.AUTOMATIC)
     seed = candidate("Backups/Old.md", group=f"{old['vid']}:Backups/Old.md",
-                     vid=old["vid"])
+                     vid=old["vid"], related=True)  # retrieval flags notes with relations
     found = await neighbourhood(port, [seed], query, NOW_MS)
     assert [(e.source.split(":", 1)[1], e.target.split(":", 1)[1], e.type)
             for e in found.edges] == [("Backups/New.md", "Backups/Old.md", "supersedes")]

@@ -22,6 +22,7 @@ from hub.sync import Syncer
 from local.migrate import MIGRATIONS_DIR, migrate
 from local.sqlite_db import SqliteDatabase
 from local.thread_server import RunningServer, run_coroutine, running_server
+from shared.limits import MAX_NOTE_BODY_BYTES
 from shared.units import MS_PER_DAY
 from tests.conftest import ROOT
 from tests.e2e.hubs import APPLIED, Hook, vault_notes, worker_notes
@@ -285,3 +286,51 @@ def test_an_item_the_worker_refuses_is_reported_and_the_rest_arrives(
         == [("Recipes.md", True)]
     assert summary.sent == 1 and set(worker_notes(server, vault)) == {"Projects/Lighthouse.md"}
     assert status(server)["vaults"][0]["rejected"] == 1
+
+
+def test_four_bad_pages_are_reported_with_their_reasons_and_every_good_page_arrives(
+        server: RunningServer, vault: Path, tmp_path: Path) -> None:
+    """Broken frontmatter, a body over the limit and invalid UTF-8 are refused by the hub;
+    a page dated beyond the Worker's clock (a hub clock two years fast for that file, as
+    a camera or a sync tool with a wrong clock leaves it) is refused by the Worker, item
+    by item. A file time merely ahead of the hub's own clock is not bad: it is sent as the
+    hub's now (hub/reading.py), so that page is among the good ones."""
+    (vault / "Broken frontmatter.md").write_text("---\ntitle: [oops\n---\nbody")
+    (vault / "Huge.md").write_text("# Huge\n" + "word " * (MAX_NOTE_BODY_BYTES // 5 + 100))
+    (vault / "Latin-1.md").write_bytes("# Café\nCrème brûlée".encode("latin-1"))
+    (vault / "Future.md").write_text("# Future\nThe orbital station opens.")
+    (vault / "Inbox").mkdir()
+    (vault / "Inbox" / "Ahead of the hub.md").write_text("Tomorrow's ferry timetable.")
+    ahead_s = (vault / "Inbox" / "Ahead of the hub.md").stat().st_mtime + 3 * 86_400
+    os.utime(vault / "Inbox" / "Ahead of the hub.md", (ahead_s, ahead_s))
+    (vault / "Garden.md").write_text("---\ntags: [garden]\n---\nPlant the tulip bulbs.")
+
+    def years_ahead(root: Path, rel: str, now_ms: int):
+        page = read_page(root, rel, now_ms)
+        if rel == "Future.md" and isinstance(page, Page):
+            ahead = page.note.model_copy(update={"mtime": now_ms + 730 * MS_PER_DAY})
+            return Page(ahead, page.mtime_ns, page.size, page.read_ns)
+        return page
+
+    client = WorkerClient(server.url, server.token)
+    try:
+        summary = Syncer(vault, client, vault.name, tmp_path / "s", read=years_ahead).run()
+    finally:
+        client.close()
+    reasons = {r.path: r.reason for r in summary.rejected}
+    assert sorted(reasons) == ["Broken frontmatter.md", "Future.md", "Huge.md", "Latin-1.md"]
+    assert reasons["Broken frontmatter.md"].startswith("broken YAML frontmatter (line 2)")
+    assert f"the limit is {MAX_NOTE_BODY_BYTES}" in reasons["Huge.md"]
+    assert "body" in reasons["Huge.md"]
+    assert reasons["Latin-1.md"].startswith("not UTF-8 (byte ") and "re-save" in \
+        reasons["Latin-1.md"]
+    assert "refused by the Worker" in reasons["Future.md"]
+    assert "mtime is 730.0 days ahead of the Worker's clock" in reasons["Future.md"]
+    good = {p: h for p, h in vault_notes(vault).items() if p not in reasons}
+    assert sorted(good) == ["Garden.md", "Inbox/Ahead of the hub.md",
+                            "Projects/Lighthouse.md", "Recipes.md"]
+    assert worker_notes(server, vault) == good  # every good page, as the vault holds it
+    assert summary.sent == 4
+    assert search(server, "ferry timetable") == ["Inbox/Ahead of the hub.md"]
+    assert search(server, "tulip") == ["Garden.md"]
+    assert status(server)["vaults"][0]["rejected"] == 4

@@ -128,3 +128,53 @@ def test_how_did_you_say_finds_the_reply_and_links_to_it(server: RunningServer,
         "message", reply_id, f"/?msg={reply_id}")
     linked = httpx.get(f"{server.url}/api/messages/{reply_id}")
     assert linked.status_code == 200 and linked.json()["message"]["content"] == PAN_REPLY
+
+
+MANUAL = """# House manual
+Everything about running the house, room by room, for whoever is looking after it.
+The spare keys hang inside the pantry door; the fuse box is under the stairs.
+
+## Boiler
+The boiler is a Vaillant ecoTEC from 2019, in the utility room beside the washer.
+It heats the radiators and the hot water cylinder, on the timer by the back door.
+
+The pressure gauge should read 1.3 bar when the system is cold; top it up at the
+filling loop under the boiler, a quarter turn at a time, until the needle settles. ^pressure-1
+
+The installer services it every autumn; the certificate is filed in the blue folder
+together with the warranty card and the original installation invoice from 2019.
+
+## Garden
+The lawn mower lives in the shed; the key is on the hook beside the back door.
+Compost the grass cuttings in the left bay, the one with the wooden lid, never the right.
+Water the vegetable beds in the evening from the butt by the greenhouse, not the tap.
+"""
+
+
+def test_a_hit_links_to_the_block_its_best_paragraph_carries(
+        server: RunningServer, model: respx.Route, tmp_path: Path) -> None:
+    """Obsidian's URI opens a block with `%23%5E` (issue 12): when the best-matching
+    paragraph of the hit's section ends with a block id, the link opens that block; when
+    it carries none, the section's heading."""
+    vault = tmp_path / "Home"
+    write(vault, "House manual.md", MANUAL)
+    run_hub(server, vault, tmp_path / "hub-state")
+    base = "obsidian://open?vault=Home&file=House%20manual"
+
+    [hit] = [h for h in search(server, "boiler pressure filling loop") if
+             h["id"] == "House manual.md"]
+    assert hit["label"] == "House manual › Boiler" and hit["heading"] == "Boiler"
+    assert hit["href"] == f"{base}%23%5Epressure-1"
+
+    [hit] = [h for h in search(server, "boiler installer certificate warranty") if
+             h["id"] == "House manual.md"]
+    assert hit["href"] == f"{base}%23Boiler"  # that paragraph has no block id
+
+    [hit] = [h for h in search(server, "lawn mower shed") if h["id"] == "House manual.md"]
+    assert hit["href"] == f"{base}%23Garden"
+
+    model.mock(return_value=answer("Top it up to 1.3 bar at the filling loop [1]."))
+    turn = chat(server, "what should the boiler pressure read at the filling loop?")
+    [source] = turn["assistant_message"]["sources"]
+    assert source["href"] == f"{base}%23%5Epressure-1"
+    assert source["label"] == "House manual › Boiler"

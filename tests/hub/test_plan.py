@@ -11,6 +11,8 @@ from hub.reading import RACY_NS
 from hub.state import PARSER_VERSION, UNKNOWN, Entry, State
 from hub.walk import walk_vault
 from shared.limits import MAX_BATCH_ITEMS
+from shared.protocol import SECTIONS_VERSION
+from shared.sync_payload import SyncBatch
 
 NOW = 1_780_000_000_000
 RUN = Run("0a0b0c0d-0000-4000-8000-000000000001", "Vault", 7)
@@ -93,6 +95,8 @@ def test_batches_respect_item_and_byte_limits_and_ids_are_deterministic(tmp_path
     assert not {b.batch_id for b in batches} & {b.batch_id for b in other_run}
     payload = batches[0].payload(RUN)
     assert (payload["vault_id"], payload["vault"], payload["seq"]) == (RUN.vault_id, "Vault", 7)
+    assert payload["sections_version"] == SECTIONS_VERSION
+    assert SyncBatch.model_validate(payload).sections_version == SECTIONS_VERSION  # readable
 
 
 def test_upserts_go_before_deletes(tmp_path: Path) -> None:

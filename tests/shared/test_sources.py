@@ -15,6 +15,15 @@ def test_obsidian_href_encodes_like_encode_uri_component() -> None:
     assert note_href("v", "it's ~*!.md") == "obsidian://open?vault=v&file=it's%20~*!"
 
 
+def test_a_block_link_takes_the_caret_after_the_hash() -> None:
+    """Issue 12: Obsidian's URI takes `file=Note%23Heading`, and `%23%5E` for a block."""
+    assert note_href("V", "Home/Boiler.md", "Pressure") == \
+        "obsidian://open?vault=V&file=Home%2FBoiler%23Pressure"
+    assert note_href("V", "Home/Boiler.md", "Pressure", "abc123") == \
+        "obsidian://open?vault=V&file=Home%2FBoiler%23%5Eabc123"
+    assert note_href("V", "Boiler.md", block="x-1") == "obsidian://open?vault=V&file=Boiler%23%5Ex-1"
+
+
 def test_message_href() -> None:
     assert message_href("abc-123") == "/?msg=abc-123"
     assert message_href("a/b c") == "/?msg=a%2Fb%20c"

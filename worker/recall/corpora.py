@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from shared.blocks import best_block
 from shared.candidate import Candidate, Kind
 from shared.knowledge import MESSAGE_ROLE, normal_status, role_of
 from shared.matching import matched_terms
@@ -80,16 +81,18 @@ class Scoring:
 
 def _note(row: Row, s: Scoring) -> Candidate:
     """A note section: one hit per note (its group), labelled "Note › Heading" and linked
-    to that heading."""
+    to that heading, or to the block its best-matching paragraph carries."""
     path, vault, vid = str(row["path"]), str(row["vault"]), int(row["vid"])
     heading, title = str(row["heading"] or ""), str(row["title"])
     if heading == title:
         heading = ""  # an H1 that restates the title: the note's start, not a section
     label = f"{title}{PATH_SEPARATOR}{heading}" if heading else title
+    text = str(row["text"] or "")
     return Candidate(
         kind="note", id=path, group=s.group, relevance=s.relevance, boost=s.boost,
         timestamp_ms=s.timestamp_ms, label=shorten(label, MAX_LABEL_CHARS),
-        href=note_href(vault, path, heading), text=str(row["text"] or ""), vault=vault,
+        href=note_href(vault, path, heading, best_block(text, s.terms)), text=text,
+        vault=vault,
         vid=vid, covers=(path,), unit=str(row["unit_id"]), heading=heading,
         fields=(("title", title), ("file name", str(row["name"])),
                 ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),

@@ -122,6 +122,28 @@ async def test_delete_takes_a_sequence_of_ids(tmp_path: Path) -> None:
     index.close()
 
 
+@pytest.mark.parametrize("top_k", [0, -1, 101])
+async def test_top_k_outside_vectorize_bounds_is_refused(tmp_path: Path, top_k: int) -> None:
+    """Where the shared contract leaves the adapters free (tests/contract/
+    vector_index_contract.py), the local index refuses rather than capping."""
+    index = SqliteVectorIndex(":memory:", DIMENSIONS)
+    with pytest.raises(VectorIndexError, match=rf"top_k is {top_k}; expected an integer from 1"):
+        await index.query(unit(1), top_k)
+    index.close()
+
+
+async def test_zero_vectors_and_oversized_batches_are_refused(tmp_path: Path) -> None:
+    index = SqliteVectorIndex(":memory:", DIMENSIONS)
+    with pytest.raises(VectorIndexError, match="zero vector"):
+        await index.upsert([VectorRecord(id=vector_id("z"), values=[0.0] * DIMENSIONS)])
+    with pytest.raises(VectorIndexError, match=r"query refused: .*zero vector"):
+        await index.query([0.0] * DIMENSIONS, 3)
+    with pytest.raises(VectorIndexError, match="upsert of 1001 records; at most 1000"):
+        await index.upsert(records(0, 1001))
+    assert len(index) == 0
+    index.close()
+
+
 def test_without_the_optional_stack_the_import_says_how_to_get_it() -> None:
     code = ("import sys; sys.modules['threadpoolctl'] = None\n"
             "try:\n    import local.semantic.vectors\n"

@@ -143,6 +143,10 @@ async def test_bad_items_reject_the_whole_batch_with_details(client: httpx.Async
     ("seq", True, "integer"),
     ("seq", "3", "integer"),
     ("vault", "", "at least 1 character"),
+    ("sections_version", 2, "sections_version 2 is unknown to this Worker (it reads 1)"),
+    ("sections_version", 0, "sections_version 0 is unknown"),
+    ("sections_version", True, "integer"),
+    ("sections_version", "1", "integer"),
 ])
 async def test_bad_envelope_fields_are_422_naming_them(client: httpx.AsyncClient, field: str,
                                                        value: object, message: str) -> None:
@@ -153,6 +157,19 @@ async def test_bad_envelope_fields_are_422_naming_them(client: httpx.AsyncClient
     [detail] = response.json()["error"]["details"]
     assert detail["field"] == field and message in detail["message"]
     assert await count_notes(client) == 0
+
+
+@pytest.mark.parametrize("version", [{}, {"sections_version": 1},
+                                     {"sections_version": None}])
+async def test_sections_version_1_or_none_is_read(client: httpx.AsyncClient,
+                                                  version: dict) -> None:
+    """A hub from before `sections_version` sends none: its sections are version 1."""
+    await heartbeat(client)
+    body = {**batch("b1", [note("a.md", "# A\nx", sections=[
+        {"s": 0, "e": 5, "h": "A", "p": "A", "x": "0123456789abcdef"}])]), **version}
+    response = await client.post("/vault/sync", json=body, headers=auth())
+    assert response.status_code == 200, response.text
+    assert await count_notes(client) == 1
 
 
 async def test_a_sequence_never_handed_out_is_refused(client: httpx.AsyncClient) -> None:

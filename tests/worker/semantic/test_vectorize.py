@@ -159,6 +159,16 @@ async def test_metadata_of_exactly_10_kib_is_accepted() -> None:
     assert fake.vectors["a"].metadata == {"text": filler}
 
 
+@pytest.mark.parametrize("top_k", [0, -3])
+async def test_top_k_below_one_answers_nothing_without_a_call(top_k: int) -> None:
+    """top_k is an upper bound in the port; the local index refuses it instead (the
+    shared contract leaves this open)."""
+    idx, fake = index()
+    await idx.upsert([rec(1, kind="note")])
+    assert await idx.query([1.0, 0.0, 0.0, 0.0], top_k) == []
+    assert [c[0] for c in fake.calls] == ["upsert"]
+
+
 @pytest.mark.parametrize(("vector", "top_k", "flt", "message"), [
     ([1.0, 0.0], 3, None, "2 dimensions"),
     ([math.inf, 0, 0, 0], 3, None, "NaN or infinity"),

@@ -1,20 +1,28 @@
 """The VectorIndex contract: what every index behind the port must do, written once as
-async checks that take a Harness, so any adapter can run the same suite.
+async checks that take a Harness, so every adapter runs the same suite
+(`test_vector_index_contract.py`: the Vectorize adapter on its stand-in, with and without
+lag, and the local SqliteVectorIndex in memory and on a file).
 
 To add an adapter, give `test_vector_index_contract.py` a factory
-`async (dimensions) -> Harness` and append it to FACTORIES. `settle` makes accepted
+`async (dimensions, folder) -> Harness` and append it to FACTORIES. `settle` makes accepted
 mutations visible: a no-op for a synchronous index, `process_mutations` for the Vectorize
-fake with lag (Vectorize applies upserts and deletes asynchronously).
+fake with lag (Vectorize applies upserts and deletes asynchronously). `reopen` closes the
+index and opens the same store again; only persistent adapters have one, and only they run
+PERSISTENCE_CHECKS.
 
 What the contract leaves open: scores may be approximate (within TOLERANCE); matches with
 equal scores come in any order; metadata may be left out when top_k > 20 (Vectorize's
-limit for returning it)."""
+limit for returning it); a top_k outside 1..100 (Vectorize caps it, the local index
+refuses it); a zero vector (the local index refuses it, Vectorize's cosine is undefined);
+an upsert of more than 1,000 records (Vectorize's adapter sends it in chunks, the local
+index refuses it). Each adapter's own tests pin those."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -39,9 +47,12 @@ class Harness:
     index: VectorIndex
     dimensions: int = DIMENSIONS
     settle: Callable[[], Awaitable[None]] = field(default=_nothing)
+    # Close the index and open the same store again (persistent adapters only).
+    reopen: Callable[[], VectorIndex] | None = None
+    close: Callable[[], None] = lambda: None
 
 
-Factory = Callable[[int], Awaitable[Harness]]
+Factory = Callable[[int, Path], Awaitable[Harness]]
 
 
 def axis(i: int, scale: float = 1.0) -> list[float]:
@@ -94,13 +105,20 @@ async def check_top_k_bounds_the_answer(h: Harness) -> None:
     await store(h, *(rec(f"n{i}", blend({0: 1, 1: i / 10})) for i in range(6)))
     assert await ids(h, axis(0), 2) == [vector_id("n0"), vector_id("n1")]
     assert len(await h.index.query(axis(0), 50)) == 6
-    assert await h.index.query(axis(0), 0) == []
+    assert len(await h.index.query(axis(0), 100)) == 6
 
 
 async def check_many_candidates_beyond_twenty(h: Harness) -> None:
     await store(h, *(rec(f"m{i}", blend({0: 1, 1: i / 40})) for i in range(30)))
     found = await ids(h, axis(0), 25)
     assert found == [vector_id(f"m{i}") for i in range(25)]
+
+
+async def check_upsert_is_idempotent(h: Harness) -> None:
+    records = [rec("a", axis(0)), rec("b", blend({0: 1, 1: 1}))]
+    await store(h, *records)
+    await store(h, *records)
+    assert await ids(h, axis(0), 10) == [vector_id("a"), vector_id("b")]
 
 
 async def check_upsert_replaces_values_and_metadata(h: Harness) -> None:
@@ -120,7 +138,7 @@ async def check_last_write_wins_within_one_upsert(h: Harness) -> None:
 
 async def check_metadata_round_trips(h: Harness) -> None:
     meta = {"kind": "note", "vault": "Personal", "path": "a/b.md", "n": 3, "w": 0.5,
-            "draft": True}
+            "draft": True, "title": "Rückerstattung ✓"}
     await store(h, VectorRecord(id=vector_id("meta"), values=axis(5), metadata=meta))
     [match] = await h.index.query(axis(5), 3)
     assert dict(match.metadata) == meta
@@ -156,19 +174,56 @@ async def check_filter_applies_before_top_k(h: Harness) -> None:
 
 async def check_bad_record_stores_nothing(h: Harness) -> None:
     good = rec("good", axis(0))
-    for bad in (VectorRecord(id=vector_id("short"), values=[1.0, 0.0]),
-                VectorRecord(id=vector_id("nan"), values=[math.nan, *axis(0)[1:]])):
-        with pytest.raises(VectorIndexError):
+    for name, values in (("short", [1.0, 0.0]), ("long", [*axis(0), 0.0]),
+                         ("nan", [math.nan, *axis(0)[1:]]), ("text", "not a vector")):
+        bad = VectorRecord(id=vector_id(name), values=values)  # type: ignore[arg-type]
+        with pytest.raises(VectorIndexError, match=vector_id(name)):  # names the bad one
             await h.index.upsert([good, bad])
+    await h.settle()
+    assert await h.index.query(axis(0), 5) == []
+
+
+async def check_what_vectorize_refuses_is_refused(h: Harness) -> None:
+    """Vectorize's documented limits hold for every adapter, so a record the local index
+    accepts is one the edge accepts too."""
+    for record, problem in (
+            (VectorRecord(id="x" * 65, values=axis(0)), "64"),
+            (VectorRecord(id="", values=axis(0)), "non-empty"),
+            (VectorRecord(id="x", values=axis(0), metadata={"big": "y" * 10_241}), "10"),
+            (VectorRecord(id="x", values=axis(0), metadata={"when": None}), "when"),  # type: ignore[dict-item]
+            (VectorRecord(id="x", values=axis(0), metadata={"n": math.nan}), "'n'")):
+        with pytest.raises(VectorIndexError, match=problem):
+            await h.index.upsert([record])
     await h.settle()
     assert await h.index.query(axis(0), 5) == []
 
 
 async def check_bad_query_vector_is_refused(h: Harness) -> None:
     await store(h, rec("a", axis(0)))
-    for vector in ([1.0, 0.0], [math.inf, *axis(0)[1:]]):
+    for vector in ([1.0, 0.0], [*axis(0), 0.0], [math.inf, *axis(0)[1:]]):
         with pytest.raises(VectorIndexError):
             await h.index.query(vector, 3)
+
+
+async def check_top_k_that_is_not_a_whole_number_is_refused(h: Harness) -> None:
+    await store(h, rec("a", axis(0)))
+    for top_k in (2.0, True, "3"):
+        with pytest.raises(VectorIndexError, match="top_k"):
+            await h.index.query(axis(0), top_k)  # type: ignore[arg-type]
+
+
+async def check_vectors_survive_a_reopen(h: Harness) -> None:
+    assert h.reopen is not None
+    await store(h, rec("a", axis(0), kind="note"), rec("b", blend({0: 1, 1: 1}), kind="chat"),
+                rec("c", axis(1), kind="note"))
+    await h.index.delete([vector_id("c")])
+    await h.settle()
+    h.index = h.reopen()
+    matches = await h.index.query(axis(0), 10)
+    assert [m.id for m in matches] == [vector_id("a"), vector_id("b")]
+    assert abs(matches[0].score - 1.0) < TOLERANCE
+    assert matches[1].metadata.get("kind") == "chat"
+    assert await ids(h, axis(0), 10, VectorFilter(kind="chat")) == [vector_id("b")]
 
 
 CONTRACT_CHECKS = [
@@ -177,6 +232,7 @@ CONTRACT_CHECKS = [
     check_scores_ignore_vector_length,
     check_top_k_bounds_the_answer,
     check_many_candidates_beyond_twenty,
+    check_upsert_is_idempotent,
     check_upsert_replaces_values_and_metadata,
     check_last_write_wins_within_one_upsert,
     check_metadata_round_trips,
@@ -184,5 +240,9 @@ CONTRACT_CHECKS = [
     check_filters_on_kind_and_vault,
     check_filter_applies_before_top_k,
     check_bad_record_stores_nothing,
+    check_what_vectorize_refuses_is_refused,
     check_bad_query_vector_is_refused,
+    check_top_k_that_is_not_a_whole_number_is_refused,
 ]
+
+PERSISTENCE_CHECKS = [check_vectors_survive_a_reopen]
