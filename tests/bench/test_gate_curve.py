@@ -5,6 +5,7 @@ bad input is refused."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ def test_the_current_setting_reproduces_the_relevance_run(rows: list[dict]) -> N
 def test_a_higher_relevance_floor_never_injects_more(rows: list[dict]) -> None:
     floor = sorted((r for r in rows if r["knob"] == "min_relevance"), key=lambda r: r["value"])
     assert len(floor) >= 5
-    for low, high in zip(floor, floor[1:], strict=False):
+    for low, high in pairwise(floor):
         assert high["auto_hit_rate"] <= low["auto_hit_rate"]
         assert high["auto_fpr"] <= low["auto_fpr"]
     assert floor[0]["auto_fpr"] > floor[-1]["auto_fpr"]  # the knob does move the curve
