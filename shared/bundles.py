@@ -17,6 +17,10 @@ from the one it competes with.
   note that competes with it is shown too (issue 15: "the best reviewed conclusion first
   … any competing claim beside it"): an evidence page that merely matched better, or
   a bundle found through a lower seed, comes after it. Nothing is added for this.
+  Explicit search keeps its own order: the same rule there cost a question about the
+  superseded decision its target (mixed-vault tune mv-052, "why did we stop doing the usb
+  disk backups": nDCG@10 1.000 → 0.834; tune nDCG@10 0.809 → 0.807 lexical) and gained only
+  the regression set's canonical_first_explicit (0.667 → 1.000, lexical).
 - Every placed hit carries `links` to the others it relates to, for labels.
 
 Pure: the edges and the partner candidates come from worker/recall/together.py.
