@@ -1,6 +1,6 @@
 """Capture what each query's retrievers return, once, so fusion rules and gates can be
-compared offline in seconds (bench.fusion_sweep, bench.gate_curve) on exactly the
-candidates the live system would see.
+compared offline in seconds on exactly the candidates the live system would see (the
+gate's own curve, after fusion, is bench.gate_curve, which re-runs retrieval itself).
 
     uv run python -m bench.capture --set DIR --split tune --out /tmp/tune.pickle
 

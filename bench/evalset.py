@@ -33,6 +33,8 @@ class Query:
     split: str = "all"  # "tune" or "heldout" in sets that have a held-out split
     canonical: tuple[str, ...] = ()  # docs that should come first (the stable decision)
     conflict_set: tuple[str, ...] = ()  # competing docs that must be shown together
+    # Docs the owner judged 👎 for this question (mallory feedback export): never injected.
+    irrelevant: tuple[str, ...] = ()
 
 
 def _ms(stamp: str) -> int:
@@ -47,11 +49,14 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def read_queries(set_dir: Path, split: str = "all") -> list[Query]:
-    """The set's queries; `split` keeps only the "tune" or the "heldout" part."""
-    queries = [Query(q["id"], q["query"], q.get("category", "uncategorised"), q["judgments"],
-                     q.get("split", "all"), tuple(q.get("canonical", ())),
-                     tuple(q.get("conflict_set", ())))
-               for q in read_jsonl(set_dir / "queries.jsonl")]
+    """The set's queries, then those of its `irrelevant.jsonl` (👎-only questions of a
+    feedback export); `split` keeps only the "tune" or the "heldout" part."""
+    lines = read_jsonl(set_dir / "queries.jsonl") + read_jsonl(set_dir / "irrelevant.jsonl")
+    queries = [Query(q["id"], q["query"], q.get("category", "uncategorised"),
+                     q.get("judgments", {}), q.get("split", "all"),
+                     tuple(q.get("canonical", ())), tuple(q.get("conflict_set", ())),
+                     tuple(q.get("irrelevant", ())))
+               for q in lines]
     return [q for q in queries if split == "all" or q.split == split]
 
 

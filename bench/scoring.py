@@ -8,7 +8,10 @@ Per-query figures (absent where the query does not back them):
 - every query: n_injected; auto_waste when a Recall block was built (bench.waste);
 - queries with `canonical`: canonical_first_auto (the first injected hit holds a canonical
   doc), canonical_first_explicit (the top explicit hit does);
-- queries with `conflict_set`: contradiction_covered (all of it injected together).
+- queries with `conflict_set`: contradiction_covered (all of it injected together);
+- queries with `irrelevant` (the owner's 👎, mallory feedback export):
+  auto_irrelevant_injected (1 when a hit holding one of them is injected). An empty query
+  that has them is a question nobody judged an answer for, not a negative: no auto_fp.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ METRICS = (
     Metric("canonical_first_auto", "canonical_first_auto"),
     Metric("canonical_first_explicit", "canonical_first_explicit"),
     Metric("contradiction_coverage", "contradiction_covered"),
+    # Of the queries with 👎 documents, the share that injects one: it must stay 0.
+    Metric("auto_irrelevant_injected", "irrelevant_injected"),
 )
 # Differences system − baseline with a paired interval: the claims "A beats B" rest on.
 PAIRED = ("ndcg@10", "mrr", "recall@20", "auto_hit_rate", "auto_fpr")
@@ -85,7 +90,7 @@ def query_figures(q: Query, ranked: Sequence[Hit], injection: Injection) -> dict
             "auto_hit": float(any(q.judgments.get(d, 0) >= 1 for d in injected)),
             "injected_relevant": float(sum(q.judgments.get(d, 0) >= 1 for d in injected)),
         })
-    else:
+    elif not q.irrelevant:
         figures["auto_fp"] = float(bool(injected))
     waste = context_waste(injection.block, injection.parents) if injection.block else None
     if waste is not None:
@@ -95,6 +100,9 @@ def query_figures(q: Query, ranked: Sequence[Hit], injection: Injection) -> dict
         figures["canonical_first_explicit"] = canonical_first(ranked, q.canonical)
     if q.conflict_set:
         figures["contradiction_covered"] = covers_all(injection.hits, q.conflict_set)
+    if q.irrelevant:
+        figures["irrelevant_injected"] = float(bool(
+            set(q.irrelevant) & {d for hit in injection.hits for d in hit}))
     return figures
 
 

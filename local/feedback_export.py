@@ -6,16 +6,23 @@ evaluation set format of DESIGN.md §6 (the format of bench/sets/regression).
 
 writes
     queries.jsonl              one case per question with at least one 👍: {"id", "query",
-                               "category": "feedback", "judgments": {doc: 2}, "irrelevant":
-                               [docs judged 👎]} — "the owner said this helps" is grade 2
-                               (highly relevant), the owner's word on usefulness, not on
-                               perfection;
-    irrelevant.jsonl           questions with only 👎: {"id", "query", "irrelevant": [...]},
-                               documents recall must not inject for them (§6 cannot say
-                               "anything but this", so they are kept apart from queries);
+                               "category", "judgments": {doc: 2}, "irrelevant": [docs judged
+                               👎]} — "the owner said this helps" is grade 2 (highly
+                               relevant), the owner's word on usefulness, not on perfection;
+    irrelevant.jsonl           questions with only 👎: {"id", "query", "category": "generic",
+                               "judgments": {}, "irrelevant": [...]}, documents recall must
+                               not inject for them (bench.scoring counts each one injected
+                               as `auto_irrelevant_injected`, never as a false positive: the
+                               question may well have an answer nobody judged);
     corpus/conversations.jsonl the conversations of every judged message, without the turns
                                the judgments were made on (the question would find itself);
     corpus/notes               a link to the vault (--vault), as bench/sets/regression has.
+
+Categories (DESIGN.md §6 has no "feedback" category; bench/sets/README.md lists them): a
+case whose 👍 documents are all past messages is `conversation` ("the answer lives in a
+past chat"); any other is `question`, the category of a request whose form is unknown — a
+chat message that recalled something asked memory for it. A 👎-only case is `generic`, the
+one answerable-looking category §6 lets be empty: recall over-matched its wording.
 
 Questions are grouped by their hash (shared/feedback.py), so the same question asked twice
 is one case with its latest judgment per document. A question the owner has since forgotten
@@ -35,7 +42,7 @@ from worker.store import feedback
 from worker.views import iso
 
 RELEVANT_GRADE = 2
-CATEGORY = "feedback"
+ANSWERED_IN_CHAT, ANSWERED, OVER_MATCHED = "conversation", "question", "generic"
 CONVERSATIONS_SQL = """
 SELECT m.conversation_id, m.id AS message_id, m.role, m.content, m.created_at
 FROM messages AS m
@@ -56,9 +63,12 @@ class Case:
         relevant = {d: RELEVANT_GRADE for d, j in sorted(self.judged.items()) if j == "relevant"}
         irrelevant = sorted(d for d, j in self.judged.items() if j == "irrelevant")
         if relevant:
-            return {"id": self.id, "query": self.query, "category": CATEGORY,
+            in_chat = all(d.startswith("msg:") for d in relevant)
+            return {"id": self.id, "query": self.query,
+                    "category": ANSWERED_IN_CHAT if in_chat else ANSWERED,
                     "judgments": relevant, "irrelevant": irrelevant}
-        return {"id": self.id, "query": self.query, "irrelevant": irrelevant}
+        return {"id": self.id, "query": self.query, "category": OVER_MATCHED,
+                "judgments": {}, "irrelevant": irrelevant}
 
 
 @dataclass
@@ -111,9 +121,9 @@ def write(out: Path, found: Export, rows: Iterable[Mapping[str, Any]],
     corpus = out / "corpus"
     corpus.mkdir(parents=True, exist_ok=True)
     lines = [c.line() for c in found.cases]
-    queries = _write_jsonl(out / "queries.jsonl", [x for x in lines if "judgments" in x])
+    queries = _write_jsonl(out / "queries.jsonl", [x for x in lines if x["judgments"]])
     only_irrelevant = _write_jsonl(out / "irrelevant.jsonl",
-                                   [x for x in lines if "judgments" not in x])
+                                   [x for x in lines if not x["judgments"]])
     messages = _write_jsonl(corpus / "conversations.jsonl", [
         {"conversation_id": r["conversation_id"], "message_id": r["message_id"],
          "role": r["role"], "content": r["content"], "created_at": iso(int(r["created_at"]))}

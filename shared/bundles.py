@@ -13,6 +13,14 @@ from the one it competes with.
 - Bundles keep the order of their seeds and share the hit budget (max_hits): the top
   bundle is cut to fit; a lower bundle that does not fit whole is left out rather than
   shown without its competitor; a seed already shown as a partner is not repeated.
+- A bundle whose current claim is a stable canonical note leads the block when every
+  note that competes with it is shown too (issue 15: "the best reviewed conclusion first
+  … any competing claim beside it"): an evidence page that merely matched better, or
+  a bundle found through a lower seed, comes after it. Nothing is added for this.
+  Explicit search keeps its own order: the same rule there cost a question about the
+  superseded decision its target (mixed-vault tune mv-052, "why did we stop doing the usb
+  disk backups": nDCG@10 1.000 → 0.834; tune nDCG@10 0.809 → 0.807 lexical) and gained only
+  the regression set's canonical_first_explicit (0.667 → 1.000, lexical).
 - Every placed hit carries `links` to the others it relates to, for labels.
 
 Pure: the edges and the partner candidates come from worker/recall/together.py.
@@ -85,6 +93,26 @@ def _bundles(seed: Candidate, partners: Sequence[Candidate]) -> list[list[Candid
     return [members, *extra]
 
 
+def _stable_canonical(cand: Candidate) -> bool:
+    return cand.knowledge_role == "canonical" and cand.status == "stable"
+
+
+def _reviewed_first(placed: Sequence[Candidate], edges: Sequence[Edge]) -> list[Candidate]:
+    """The first stable canonical note that holds the current claim of its bundle, with
+    every note it competes with among the placed, moves to the front, its competitors
+    right after it (in their placed order); the rest keep their order."""
+    here = {c.group for c in placed}
+    for cand in placed:
+        rivals = _touching(cand.group, edges)
+        if (not rivals or not _stable_canonical(cand) or not set(rivals) <= here
+                or _historical(cand, placed, edges)):
+            continue
+        lead = [cand, *(c for c in placed if c.group in rivals)]
+        led = {c.group for c in lead}
+        return [*lead, *(c for c in placed if c.group not in led)]
+    return list(placed)
+
+
 def _linked(placed: Sequence[Candidate], edges: Sequence[Edge]) -> list[Candidate]:
     here = {c.group for c in placed}
     result = []
@@ -119,7 +147,7 @@ def together(seeds: Sequence[Candidate], edges: Sequence[Edge],
             shown.add(cand.group)
         if len(placed) >= max_hits:
             break
-    return _linked(placed, edges)
+    return _linked(_reviewed_first(placed, edges), edges)
 
 
 def with_partners(cited: Iterable[int], injected: Sequence[Injected]) -> set[int]:

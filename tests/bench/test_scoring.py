@@ -103,3 +103,20 @@ def test_paired_differences_and_per_query_records() -> None:
                           "injected": [], "figures": ours[2].figures}
     with pytest.raises(ValueError, match="same queries"):
         paired(ours, theirs[:2])
+
+
+def test_a_document_judged_irrelevant_must_not_be_injected() -> None:
+    judged = Query("fb", "bake sourdough", "question", {CANON: 2}, irrelevant=(OTHER,))
+    assert query_figures(judged, [], Injection([(CANON,), (OTHER,)]))[
+        "irrelevant_injected"] == 1.0
+    assert query_figures(judged, [], Injection([(CANON,)]))["irrelevant_injected"] == 0.0
+    # A unit hit that holds the 👎 document injects it too.
+    assert query_figures(judged, [], Injection([("msg:q", OTHER)]))[
+        "irrelevant_injected"] == 1.0
+    # 👎 only: scored for what it injected, never as a false positive.
+    only_bad = Query("fb2", "bake sourdough", "generic", {}, irrelevant=(OTHER,))
+    f = query_figures(only_bad, [], Injection([(OTHER,)]))
+    assert f == {"n_injected": 1.0, "irrelevant_injected": 1.0}
+    summary = summarise(run_queries([judged, only_bad], lambda _: [],
+                                    lambda _: Injection([(OTHER,)])))
+    assert summary["auto_irrelevant_injected"] == 1.0 and summary["auto_fpr"] is None

@@ -93,11 +93,13 @@ def test_export_writes_a_runnable_regression_set(tmp_path: Path, capsys) -> None
     assert "wrote 2 case(s)" in capsys.readouterr().out
     case, parking = read_jsonl(out / "queries.jsonl")
     assert case["query"] == "how do I prune the tomato plants?"
-    assert case["category"] == "feedback" and case["id"].startswith("fb-")
+    assert case["category"] == "question" and case["id"].startswith("fb-")
     assert case["judgments"] == {"note:Garden/B/Tomatoes.md": 2}
     assert case["irrelevant"] == ["note:Garden/A/Tomatoes.md"]
     [only_bad] = read_jsonl(out / "irrelevant.jsonl")
-    assert only_bad["irrelevant"] == ["note:Kitchen/Bread.md"] and "judgments" not in only_bad
+    assert only_bad["irrelevant"] == ["note:Kitchen/Bread.md"]
+    assert only_bad["category"] == "generic" and only_bad["judgments"] == {}
+    assert parking["category"] == "conversation"  # its 👍 document is a past message
     # The judged message's conversation, never the turn the judgment was made on.
     [judged] = parking["judgments"]
     messages = read_jsonl(out / "corpus" / "conversations.jsonl")
@@ -107,6 +109,13 @@ def test_export_writes_a_runnable_regression_set(tmp_path: Path, capsys) -> None
     assert (out / "corpus" / "notes").resolve() == vault.resolve()
     result = run_relevance(out, mode="lexical")
     assert result["system"]["recall@20"] == 1.0
+    # The 👎 documents are scored: each question with one is backed, none counts as a
+    # false positive (nobody said the bread question has no answer).
+    system = result["system"]
+    assert system["n_queries"] == 3 and system["auto_fpr"] is None
+    assert system["auto_irrelevant_injected"] is not None
+    by_id = {q["id"]: q for q in result["per_query"]}
+    assert "irrelevant_injected" in by_id[only_bad["id"]]["figures"]
 
 
 def test_export_refuses_a_missing_vault(tmp_path: Path, capsys) -> None:

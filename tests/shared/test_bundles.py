@@ -68,3 +68,41 @@ def test_the_footer_shows_the_partner_of_a_cited_hit() -> None:
     _, injected = build_recall_block(placed)
     assert with_partners([2], injected) == {1, 2}  # cited the old claim: the new one too
     assert with_partners([3], injected) == {3}
+
+
+def test_a_stable_canonical_bundle_leads_an_evidence_page_that_matched_better() -> None:
+    page = note("handbook", 0.9, role="evidence", status=None)
+    keep, move = note("keep", 0.5), note("move", 0.4, status="draft")
+    placed = together([page, move], [Edge("keep", "move", "contradicts")],
+                      {"keep": keep}, 3)
+    assert [c.group for c in placed] == ["keep", "move", "handbook"]
+    assert placed[2].links == ()
+
+
+def test_the_bundle_leads_only_when_every_competitor_is_shown() -> None:
+    page = note("handbook", 0.9, role="evidence", status=None)
+    keep = note("keep", 0.5)
+    edges = [Edge("keep", "a", "contradicts"), Edge("keep", "b", "contradicts"),
+             Edge("keep", "c", "qualifies")]
+    pool = {g: note(g, 0.3, role="evidence", status=None) for g in "abc"}
+    # keep's bundle holds two evidence notes at most: c is left out, so keep does not lead
+    placed = together([page, keep], edges, pool, 4)
+    assert placed[0].group == "handbook"
+    assert "c" not in [c.group for c in placed]
+
+
+def test_a_draft_or_superseded_claim_does_not_lead() -> None:
+    page = note("page", 0.9, role="evidence", status=None)
+    draft, other = note("draft", 0.5, status="draft"), note("other", 0.4, status=None)
+    placed = together([page, draft], [Edge("draft", "other", "contradicts")],
+                      {"other": other}, 3)
+    assert [c.group for c in placed] == ["page", "other", "draft"]
+    old, new = note("old", 0.5), note("new", 0.4, status=None)
+    placed = together([page, old], [Edge("new", "old", "supersedes")], {"new": new}, 3)
+    assert placed[0].group == "page"  # the stable note is superseded
+
+
+def test_no_note_is_added_to_lead() -> None:
+    page, keep = note("page", 0.9, role="evidence", status=None), note("keep", 0.5)
+    placed = together([page, keep], [Edge("keep", "gone", "contradicts")], {}, 3)
+    assert [c.group for c in placed] == ["page", "keep"]

@@ -37,10 +37,12 @@ def test_gate_never_trusts_a_spelling_guess_but_search_shows_it() -> None:
     assert [c.id for c in select(guess, EXPLICIT)] == ["a"]
 
 
-def test_one_hit_per_group_in_chat_two_in_search() -> None:
+def test_one_hit_per_group_in_chat_every_exchange_in_search() -> None:
     same = [candidate(f"m{i}", 0.9 - i / 100, kind="message", group="conv") for i in range(3)]
     assert [c.id for c in select(same, AUTOMATIC)] == ["m0"]
-    assert [c.id for c in select(same, EXPLICIT)] == ["m0", "m1"]
+    assert [c.id for c in select(same, EXPLICIT)] == ["m0", "m1", "m2"]
+    sections = [candidate(f"s{i}", 0.9 - i / 100, group="note") for i in range(3)]
+    assert [c.id for c in select(sections, EXPLICIT)] == ["s0"]  # a note: its best section
 
 
 def test_explicit_limit_and_no_floor() -> None:

@@ -17,7 +17,14 @@ from shared.matching import with_terms
 from shared.owner_time import UTC_ZONE, Zone
 from shared.query import Mode, SearchQuery, build_query
 from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
-from shared.recall_policy import AUTOMATIC, RecallPolicy, cosine_bar, names_only, select
+from shared.recall_policy import (
+    AUTOMATIC,
+    CosineBar,
+    RecallPolicy,
+    cosine_bar,
+    names_only,
+    select,
+)
 from shared.snippets import snip
 from shared.sources import strip_citations
 from shared.standing import stand
@@ -113,9 +120,8 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
                  time=scope)
 
 
-async def _gate(db: Database, found: Retrieved, policy: RecallPolicy,
-                semantics: Semantics | None, now_ms: int) -> list[Candidate]:
-    """The gate's hits, with the notes their conflict relations reach beside them.
+def gate_bar(found: Retrieved, semantics: Semantics | None) -> CosineBar | None:
+    """The cosine bar the gate applies to `found`, or None: the lexical gate decides.
 
     Cosines decide only where they carry meaning: not for a query that names its hit
     exactly, or is made of rare names that a hit holds (shared.recall_policy.names_only;
@@ -123,11 +129,22 @@ async def _gate(db: Database, found: Retrieved, policy: RecallPolicy,
     terms = [t.fts for t in found.query.terms]
     named = names_only(terms, found.idf, found.docs) and any(
         c.terms.issuperset(terms) for c in found.candidates)
-    lexical_decides = found.exact or named
-    bar = (cosine_bar(semantics.embedder.model) if semantics is not None and not
-           lexical_decides and found.mode is not RetrievalMode.LEXICAL else None)
+    if semantics is None or found.exact or named or found.mode is RetrievalMode.LEXICAL:
+        return None
+    return cosine_bar(semantics.embedder.model)
+
+
+async def gate(db: Database, found: Retrieved, policy: RecallPolicy,
+               bar: CosineBar | None, now_ms: int) -> list[Candidate]:
+    """The gate's hits at this bar, with the notes their conflict relations reach beside
+    them (bench.gate_curve sweeps `policy` and `bar` here)."""
     return await with_competitors(db, select(found.candidates, policy, bar=bar),
                                   found.candidates, found.query, policy, now_ms)
+
+
+async def _gate(db: Database, found: Retrieved, policy: RecallPolicy,
+                semantics: Semantics | None, now_ms: int) -> list[Candidate]:
+    return await gate(db, found, policy, gate_bar(found, semantics), now_ms)
 
 
 async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:
