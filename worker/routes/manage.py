@@ -17,7 +17,7 @@ from starlette.routing import Route
 from shared.limits import MAX_RENAME_BODY_BYTES
 from shared.schemas import RenameRequest, parse_json_model
 from worker.http import json_ok, read_body, runtime
-from worker.semantic.scheduling import schedule_vector_drop
+from worker.semantic.scheduling import forget_vectors
 from worker.store import chats, forget
 from worker.views import forgotten_json, renamed_json
 
@@ -26,7 +26,7 @@ async def delete_message(request: Request) -> JSONResponse:
     message_id = request.path_params["message_id"]
     rt = runtime(request)
     forgotten = await forget.delete_message(rt.db, message_id, rt.now_ms())
-    schedule_vector_drop(rt, forgotten.vector_ids)
+    await forget_vectors(rt, forgotten.vector_ids)
     return json_ok(forgotten_json(message_id, forgotten))
 
 
@@ -34,7 +34,7 @@ async def delete_conversation(request: Request) -> JSONResponse:
     conversation_id = request.path_params["conversation_id"]
     rt = runtime(request)
     forgotten = await forget.delete_conversation(rt.db, conversation_id, rt.now_ms())
-    schedule_vector_drop(rt, forgotten.vector_ids)
+    await forget_vectors(rt, forgotten.vector_ids)
     return json_ok(forgotten_json(conversation_id, forgotten))
 
 

@@ -49,10 +49,15 @@ async def drop_vectors(runtime: Runtime, vector_ids: Sequence[str]) -> None:
     await index_now(runtime, ("messages",))
 
 
-def schedule_vector_drop(runtime: Runtime, vector_ids: Sequence[str]) -> None:
-    """`drop_vectors` after a forget, in the background like indexing."""
-    if runtime.semantics is not None and runtime.schedule is not None:
+async def forget_vectors(runtime: Runtime, vector_ids: Sequence[str]) -> None:
+    """`drop_vectors` after a forget: in the background where there is one (waitUntil,
+    the local task), else before the response."""
+    if runtime.semantics is None:
+        return
+    if runtime.schedule is not None:
         runtime.schedule(drop_vectors(runtime, vector_ids))
+    else:
+        await drop_vectors(runtime, vector_ids)
 
 
 def schedule_indexing(runtime: Runtime, corpora: Sequence[str]) -> None:
