@@ -42,7 +42,7 @@ def wait_messages_indexed(server: RunningServer, timeout_s: float = 60) -> None:
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "adaptive"])
-def test_nothing_forgotten_deleted_or_withdrawn_comes_back(serve, mode: str) -> None:
+def test_nothing_forgotten_deleted_or_withdrawn_comes_back(serve, mode: str) -> None:  # noqa: F811
     server = serve(mode)
     told = chat(server, FACT)
     fact_id = told["user_message"]["id"]
