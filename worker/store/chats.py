@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.errors import NotFound
-from shared.sources import shorten
+from shared.sources import shorten, with_vault
 from shared.units import MAX_SAFE_INTEGER
 from shared.wire import Source
 from worker.db import Database, Statement
@@ -47,9 +47,14 @@ LIMIT ?3
 # The owner's judgments of an answer's sources ({"n": "relevant"|"irrelevant"}: 0007).
 JUDGMENTS_OF = """(SELECT json_group_object(f.n, f.judgment) FROM recall_feedback AS f
         WHERE f.message_rid = {0}.rid) AS judgments"""
+# The vault each note an answer was shown lives in now, as [[path, vault name], ...]
+# (message_citations, 0002): stored links follow a vault's rename (`Message.from_row`).
+NOTE_VAULTS_OF = """(SELECT json_group_array(json_array(c.path, v.name))
+        FROM message_citations AS c JOIN vaults AS v ON v.vid = c.vid
+        WHERE c.message_rid = {0}.rid) AS note_vaults"""
 PAGE_MESSAGES_SQL = f"""
 SELECT id, conversation_id, seq, role, content, sources, created_at,
-       {JUDGMENTS_OF.format("messages")}
+       {JUDGMENTS_OF.format("messages")}, {NOTE_VAULTS_OF.format("messages")}
 FROM messages
 WHERE conversation_id = ?1 AND seq < ?2
 ORDER BY seq DESC
@@ -57,7 +62,7 @@ LIMIT ?3
 """
 GET_MESSAGE_SQL = f"""
 SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_at,
-       {JUDGMENTS_OF.format("m")},
+       {JUDGMENTS_OF.format("m")}, {NOTE_VAULTS_OF.format("m")},
        (SELECT count(*) FROM messages AS n
          WHERE n.conversation_id = m.conversation_id AND n.seq > m.seq) AS newer
 FROM messages AS m WHERE m.id = ?
@@ -85,6 +90,20 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
+def _current_vaults(sources: list[Source], note_vaults: list[list[str]]) -> list[Source]:
+    """Note links rebuilt with the vault's current name. A path shown from two vaults at
+    once keeps its stored link: the path alone cannot say which vault it named."""
+    vaults: dict[str, set[str]] = {}
+    for path, name in note_vaults:
+        vaults.setdefault(path, set()).add(name)
+    out = []
+    for s in sources:
+        names = vaults.get(s.id, set()) if s.kind == "note" else set()
+        out.append(s.model_copy(update={"href": with_vault(s.href, next(iter(names)))})
+                   if len(names) == 1 else s)
+    return out
+
+
 @dataclass(frozen=True)
 class Message:
     id: str
@@ -98,7 +117,9 @@ class Message:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Message:
-        sources = [Source.model_validate(s) for s in json.loads(row["sources"] or "[]")]
+        sources = _current_vaults([Source.model_validate(s)
+                                   for s in json.loads(row["sources"] or "[]")],
+                                  json.loads(row.get("note_vaults") or "[]"))
         return cls(id=row["id"], conversation_id=row["conversation_id"], seq=int(row["seq"]),
                    role=row["role"], content=row["content"], sources=sources,
                    created_at=int(row["created_at"]),

@@ -63,3 +63,23 @@ async def test_a_batch_never_renames_onto_a_taken_name(client: httpx.AsyncClient
                batch_id="w1")
     assert [(i, n) for i, n, _ in await vaults(client)] == [(LIFE_ID, "Life"),
                                                            (WORK_ID, "Work")]
+
+
+async def test_stored_answers_link_to_the_vault_by_its_current_name(
+        client: httpx.AsyncClient) -> None:
+    await sync(client, note("Home/Plants.md", "# Plants\n\n## Watering\n\nWater the monstera "
+                            "every sunday.", title="Plants"))
+    asked = await client.post("/api/chat", json={"content": "when do I water the monstera?"})
+    answer = asked.json()["assistant_message"]
+    [stored] = [s["href"] for s in answer["sources"]]
+    assert stored.startswith("obsidian://open?vault=Life&file=Home%2FPlants")
+    await heartbeat(client, LIFE_ID, "Home & Garden")  # the owner renamed the vault
+    renamed = stored.replace("vault=Life&", "vault=Home%20%26%20Garden&")
+    page = await client.get(f"/api/conversations/{asked.json()['conversation_id']}/messages")
+    [reply] = [m for m in page.json()["messages"] if m["id"] == answer["id"]]
+    assert [s["href"] for s in reply["sources"]] == [renamed]
+    one = (await client.get(f"/api/messages/{answer['id']}")).json()["message"]
+    assert [s["href"] for s in one["sources"]] == [renamed]
+    [hit] = (await client.get("/api/search", params={"q": "monstera sunday",
+                                                      "source": "notes"})).json()["hits"]
+    assert hit["href"].split("&file=")[0] == renamed.split("&file=")[0]  # as search says
