@@ -3,10 +3,10 @@ quoted message is forgotten (migrations/0009).
 
 An answer quotes every message automatic recall injected into its prompt, cited or not:
 the model may repeat what it was shown without a marker. `record_statements` runs in the
-answer's own batch; `forget_statements` run in the forget's batch (worker/store/chats.py)
-before the delete, so the withdrawal and the delete land together or not at all. A
-withdrawn answer stays in its conversation and leaves recall, as one that quoted a
-deleted note does (worker/store/citations.py).
+answer's own batch; `forget_message_statement` and `forget_conversation_statement` run
+in the forget's batch (worker/store/forget.py) before the delete, so the withdrawal and
+the delete land together or not at all. A withdrawn answer stays in its conversation and
+leaves recall, as one that quoted a deleted note does (worker/store/citations.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 
 from worker.db import Database, Statement
+from worker.store.units import withdrawn_unit_statements
 
 # ?1 the answer's id, ?2 the quoted ids (JSON). A message forgotten between recall and
 # storing the answer has no row to quote; WITHDRAW_IF_GONE_SQL then withdraws the answer.
@@ -70,7 +71,7 @@ def record_statements(db: Database, answer_id: str, quoted: Sequence[str],
     if replied:
         statements.append(db.prepare(RECORD_REPLIES_SQL).bind(
             answer_id, json.dumps(sorted(set(replied)))))
-    return statements
+    return [*statements, *withdrawn_unit_statements(db, now_ms)]
 
 
 def forget_message_statement(db: Database, message_id: str, now_ms: int) -> Statement:
