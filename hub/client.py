@@ -2,6 +2,7 @@
 
     HubError                  the sync cannot go on (message says what to do)
      ├── AuthFailed           401/403: the token is missing or wrong
+     ├── VaultNameTaken       409 vault_name_taken: another vault id holds the name
      └── BatchRejected        422: the Worker refused items (details per item)
     BatchTooLarge             413: the caller splits the batch and retries
 """
@@ -31,6 +32,10 @@ class HubError(Exception):
 
 
 class AuthFailed(HubError):
+    pass
+
+
+class VaultNameTaken(HubError):
     pass
 
 
@@ -69,6 +74,13 @@ def _error_message(response: httpx.Response) -> str:
         return str(response.json()["error"]["message"])
     except (ValueError, KeyError, TypeError):
         return response.text[:300]
+
+
+def _error_code(response: httpx.Response) -> str:
+    try:
+        return str(response.json()["error"]["code"])
+    except (ValueError, KeyError, TypeError):
+        return ""
 
 
 def auth_headers(token: str, access_id: str | None = None,
@@ -121,6 +133,9 @@ class WorkerClient:
             with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
                 details = response.json()["error"].get("details") or []
             raise BatchRejected(_error_message(response), details)
+        if response.status_code == 409 and _error_code(response) == "vault_name_taken":
+            raise VaultNameTaken(f"the Worker at {self.url} refused this vault's name: "
+                                 f"{_error_message(response)}")
         if response.status_code != 200:
             raise HubError(f"unexpected answer {response.status_code}: "
                            f"{_error_message(response)}")

@@ -81,6 +81,10 @@ class Conflict(MalloryError):
     code = "conflict"
 
 
+class VaultNameTaken(Conflict):
+    code = "vault_name_taken"
+
+
 class PayloadTooLarge(MalloryError):
     status = 413
     code = "payload_too_large"

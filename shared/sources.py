@@ -37,6 +37,17 @@ def note_href(vault: str, path: str, heading: str = "", block: str = "") -> str:
             f"&file={encode_uri_component(file)}{anchor}")
 
 
+NOTE_HREF_PREFIX = "obsidian://open?vault="
+
+
+def with_vault(href: str, vault: str) -> str:
+    """A note_href pointing at the same file and heading in the vault now called `vault`
+    (a stored answer's link after its vault was renamed); any other href unchanged."""
+    if not href.startswith(NOTE_HREF_PREFIX) or "&file=" not in href:
+        return href
+    return NOTE_HREF_PREFIX + encode_uri_component(vault) + href[href.index("&file="):]
+
+
 def message_href(message_id: str) -> str:
     return f"/?msg={encode_uri_component(message_id)}"
 

@@ -172,6 +172,8 @@ class Forgotten(Wire):
     messages_deleted: int
     citations_removed: int = Field(description="citations of it removed from the Sources "
                                    "of the messages that stay")
+    answers_withdrawn: int = Field(description="answers given with it injected, withdrawn "
+                                   "from recall (they stay in their conversations)")
 
 
 class Renamed(Wire):

@@ -18,12 +18,11 @@ from shared.owner_time import pick_zone
 from shared.recall_block import Injected
 from shared.recall_policy import AUTOMATIC
 from shared.sources import guard_citations
-from shared.wire import Source
 from worker.config import Runtime
 from worker.providers import Prompt, provider_for
 from worker.recall.automatic import automatic_recall
 from worker.semantic.scheduling import schedule_indexing
-from worker.store import chats, citations
+from worker.store import chats, citations, quotes
 from worker.store.citations import Citation
 from worker.views import message_json, source, time_json
 
@@ -31,12 +30,19 @@ from worker.views import message_json, source, time_json
 HISTORY_TURNS = AUTOMATIC.exclude_recent_turns
 
 
-def cited_notes(injected: Sequence[Injected], cited: Sequence[Source]) -> list[Citation]:
-    """The notes an answer cites, with the excerpt it was shown of each (for withdrawal)."""
-    numbers = {s.n for s in cited}
+def injected_notes(injected: Sequence[Injected]) -> list[Citation]:
+    """Every note the answer was shown, with the excerpt of it (for withdrawal): cited or
+    not, since the model may repeat what it read without a marker."""
     return [Citation(vid=i.candidate.vid, path=i.candidate.id, excerpt=i.excerpt)
-            for i in injected
-            if i.n in numbers and i.candidate.kind == "note" and i.candidate.vid is not None]
+            for i in injected if i.candidate.kind == "note" and i.candidate.vid is not None]
+
+
+def injected_messages(injected: Sequence[Injected]) -> tuple[list[str], list[str]]:
+    """Every past message the answer was shown (a hit carries its partner's text too), and
+    the owner messages shown with their reply attached."""
+    messages = [i.candidate for i in injected if i.candidate.kind == "message"]
+    return ([m for c in messages for m in c.covers],
+            [c.id for c in messages if c.role == "user" and c.reply])
 
 
 async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
@@ -68,8 +74,11 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
     answered_at, answer_id = max(runtime.now_ms(), now + 1), chats.new_id()
     assistant = await chats.append_message(
         db, conversation_id, "assistant", answer, answered_at, sources=footer,
-        message_id=answer_id, after=citations.record_statements(
-            db, answer_id, cited_notes(recall.injected, cited), answered_at))
+        message_id=answer_id, after=[
+            *citations.record_statements(db, answer_id, injected_notes(recall.injected),
+                                         answered_at),
+            *quotes.record_statements(db, answer_id, *injected_messages(recall.injected),
+                                      answered_at)])
     schedule_indexing(runtime, ("messages",))
     return {"conversation_id": conversation_id,
             "user_message": message_json(user_message),

@@ -20,8 +20,9 @@ from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
 from worker.recall.timeframe import TimeScope
 from worker.semantic.status import RetrievalStatus
-from worker.store.chats import Forgotten, Message
+from worker.store.chats import Message
 from worker.store.feedback import Recorded
+from worker.store.forget import Forgotten
 from worker.store.vaults import Contact, Vault
 
 # A hit at least this recent (its recency multiplier, shared.ranking) says so in reasons.
@@ -52,7 +53,8 @@ def renamed_json(row: Mapping[str, Any]) -> dict[str, Any]:
 def forgotten_json(item_id: str, forgotten: Forgotten) -> dict[str, Any]:
     return {"id": item_id, "conversation_id": forgotten.conversation_id,
             "messages_deleted": forgotten.messages,
-            "citations_removed": forgotten.citations}
+            "citations_removed": forgotten.citations,
+            "answers_withdrawn": forgotten.withdrawn}
 
 
 def _iso_or_none(ms: int | None) -> str | None:

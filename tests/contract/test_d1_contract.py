@@ -18,7 +18,7 @@ from tests.conftest import NOW_MS, note, store_notes
 from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
 from worker.recall import lexical
 from worker.recall.filters import Filters
-from worker.store import chats
+from worker.store import chats, forget
 
 pytestmark = pytest.mark.miniflare
 
@@ -215,7 +215,7 @@ async def test_forgetting_fires_the_fts_triggers_through_the_cascade(port: Datab
                   href="obsidian://open?vault=V&file=Zoo")
     await chats.append_message(port, "c2", "assistant", "The okapi [1] [2].", NOW_MS + 2,
                                message_id="m3", sources=[cited, kept], new_conversation=True)
-    forgotten = await chats.delete_conversation(port, "c1")
+    forgotten = await forget.delete_conversation(port, "c1", NOW_MS + 3)
     assert (forgotten.messages, forgotten.citations) == (2, 1)
     assert len((await port.prepare(match).bind("forest").all()).results) == 0
     assert len((await port.prepare(match).bind("okapi").all()).results) == 1  # m3 stays
@@ -224,7 +224,7 @@ async def test_forgetting_fires_the_fts_triggers_through_the_cascade(port: Datab
     assert await integrity_ok(port, "conversation_units_fts")
     row = await port.prepare("SELECT sources FROM messages WHERE id = 'm3'").first()
     assert json.loads(row["sources"]) == [kept.model_dump()]
-    await chats.delete_message(port, "m3")
+    await forget.delete_message(port, "m3", NOW_MS + 4)
     assert (await port.prepare(match).bind("okapi").all()).results == []
     stats = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
     assert stats == {"docs": 0}
@@ -285,6 +285,6 @@ async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> N
     listed = await search(port, "what did I write on 2026-05-20?", NOW_MS)  # the timeline
     assert [h.id for h in listed.hits] == ["Daily/2026-05-20.md"]
     await apply(port, "2", deletes=[{"path": "Garden/Tomatoes.md", "deleted_at": NOW_MS + 6}])
-    await chats.delete_message(port, told.id)
+    await forget.delete_message(port, told.id, NOW_MS + 7)
     left = await port.prepare("SELECT count(*) AS n FROM recall_feedback").first()
     assert left is not None and left["n"] == 0

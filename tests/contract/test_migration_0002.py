@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from local.migrate import MIGRATIONS_DIR, migrate
+from shared.errors import VaultNameTaken
 from shared.vault_digest import vault_checksum
 from tests.conftest import NOW_MS, note, store_notes
 from worker.db import Database, QueryError
@@ -139,12 +140,11 @@ async def test_the_first_heartbeat_adopts_the_legacy_vault_of_its_name(
     assert contact.vault.checksum == vault_checksum(pairs) != 0
     again = await vaults.heartbeat(blank, NEW_ID, "Life", NOW_MS + 1)
     assert not again.adopted and again.vault.vid == contact.vault.vid and again.vault.seq == 2
-    # Another id with the same name is another vault: it adopts nothing.
-    other = await vaults.heartbeat(blank, "44444444-4444-4444-8444-444444444444", "Life",
-                                   NOW_MS)
-    assert not other.adopted and other.vault.notes == 0
+    # Another id with the same name is refused: it adopts nothing and registers nothing.
+    with pytest.raises(VaultNameTaken):
+        await vaults.heartbeat(blank, "44444444-4444-4444-8444-444444444444", "Life", NOW_MS)
     assert [v.uuid for v in await vaults.list_vaults(blank)] == [
-        NEW_ID, "44444444-4444-4444-8444-444444444444", None]  # "Work" waits for its hub
+        NEW_ID, None]  # "Work" waits for its hub
 
 
 async def test_migrated_data_syncs_and_searches_per_vault(blank: Database, tmp_path: Path

@@ -40,7 +40,7 @@ VAULT_IDS = {"Home Vault": "22222222-2222-4222-8222-222222222222",
 
 
 def sync_notes(server: RunningServer, *upserts: NoteUpsert, vault: str = "Home Vault",
-               batch_id: str = "e2e") -> None:
+               batch_id: str = "e2e", deletes: list[dict] = ()) -> dict:
     """One hub run: a heartbeat for the run's sequence, then the batch."""
     headers = {"authorization": f"Bearer {server.token}"}
     vault_id = VAULT_IDS.get(vault, "44444444-4444-4444-8444-444444444444")
@@ -49,9 +49,10 @@ def sync_notes(server: RunningServer, *upserts: NoteUpsert, vault: str = "Home V
     assert beat.status_code == 200, beat.text
     body = {"batch_id": batch_id, "vault_id": vault_id, "vault": vault,
             "seq": beat.json()["vault"]["seq"],
-            "upserts": [u.model_dump() for u in upserts], "deletes": []}
+            "upserts": [u.model_dump() for u in upserts], "deletes": list(deletes)}
     response = httpx.post(f"{server.url}/vault/sync", json=body, headers=headers)
     assert response.status_code == 200, response.text
+    return response.json()
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Forgetting, end to end over real HTTP (uvicorn on SQLite, the offline responder): a
 fact told in chat is found by /api/search and by a later chat's recall; once deleted,
-neither finds it again."""
+neither finds it again, and the later answer that quoted it is withdrawn from recall."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from local.thread_server import RunningServer, running_server
 
 FACT = "I keep the spare bike keys in the turquoise ceramic jar"
-QUESTION = "where are the spare bike keys? the turquoise jar?"
+QUESTION = "where are the spare bike keys?"
 
 
 @pytest.fixture
@@ -42,28 +42,33 @@ def test_a_forgotten_fact_is_neither_searched_nor_recalled(server: RunningServer
 
         later = ask(http, QUESTION)
         assert fact_id in [s["id"] for s in later["assistant_message"]["sources"]]
-        # The offline responder quotes what it recalled, so the later conversation holds
-        # the fact too: forgetting it means deleting that conversation as well.
+        # The offline responder quotes what it recalled, so the later answer holds the
+        # fact too: forgetting the fact withdraws that answer from recall.
+        answer_id = later["assistant_message"]["id"]
         assert "turquoise" in later["assistant_message"]["content"]
+        assert answer_id in hit_ids(http, "turquoise ceramic jar")
 
-        assert http.delete(f"/api/messages/{fact_id}").status_code == 200
-        assert http.delete(f"/api/conversations/{later['conversation_id']}").status_code == 200
+        forgot = http.delete(f"/api/messages/{fact_id}")
+        assert forgot.status_code == 200 and forgot.json()["answers_withdrawn"] == 1
         again = http.delete(f"/api/messages/{fact_id}")
         assert again.status_code == 404 and again.json()["error"]["code"] == "not_found"
 
         assert hit_ids(http, "turquoise ceramic jar") == []
-        assert hit_ids(http, "spare bike keys") == []
+        # Only the owner's later question is left to find: it never held the fact.
+        assert hit_ids(http, "spare bike keys") == [later["user_message"]["id"]]
         recalled = ask(http, QUESTION)
-        assert recalled["recall"]["injected"] == 0
-        assert recalled["assistant_message"]["sources"] == []
+        assert [s["id"] for s in recalled["assistant_message"]["sources"]] == [
+            later["user_message"]["id"]]
         assert "turquoise" not in recalled["assistant_message"]["content"]
+        kept_answer = http.get(f"/api/messages/{answer_id}")
+        assert kept_answer.status_code == 200  # withdrawn from recall, kept in its history
 
         assert http.get(f"/api/messages/{fact_id}").status_code == 404
         status = http.get("/status").json()
-        kept = [told["assistant_message"]["id"], recalled["user_message"]["id"],
-                recalled["assistant_message"]["id"]]
+        kept = [told["assistant_message"]["id"], later["user_message"]["id"], answer_id,
+                recalled["user_message"]["id"], recalled["assistant_message"]["id"]]
         assert status["corpora"]["messages"] == len(kept)
         listed = http.get("/api/conversations").json()["conversations"]
-        assert later["conversation_id"] not in [c["id"] for c in listed]
+        assert later["conversation_id"] in [c["id"] for c in listed]
         first = next(c for c in listed if c["id"] == told["conversation_id"])
         assert first["title"] == ""  # it was the forgotten message's text

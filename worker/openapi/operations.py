@@ -97,7 +97,9 @@ OPERATIONS: tuple[Operation, ...] = (
               {"type": "object", "description": "an OpenAPI 3.1 document"}),
     Operation("POST", "/vault/heartbeat",
               "A hub run's first and last contact: registers the vault, hands out the run's "
-              "sync sequence, says what the Worker holds", "hub", Contact, request=Heartbeat),
+              "sync sequence, says what the Worker holds", "hub", Contact, request=Heartbeat,
+              errors={409: "the vault name is already used by another vault id "
+                           "(vault_name_taken): rename this vault; nothing was stored"}),
     Operation("POST", "/vault/sync", "One batch of note upserts and deletes, applied "
               "atomically and idempotently", "hub", SyncResult, request=SyncBatch,
               errors={409: "the batch_id was used by another vault",

@@ -1,10 +1,11 @@
 """Owner routes that change history: forget a message or a whole conversation, rename a
 conversation.
 
-Forgetting is a hard delete in one D1 batch (worker/store/chats.py): the message rows,
+Forgetting is a hard delete in one D1 batch (worker/store/forget.py): the message rows,
 their conversation units (whose triggers take the text out of the FTS index and
-`corpus_stats`; a conversation's units go through its cascade), and stored citations of
-them in the Sources of the messages that stay.
+`corpus_stats`; a conversation's units go through its cascade) and vector rows, stored
+citations of them in the Sources of the messages that stay, and the answers given with
+them injected, withdrawn. Their vectors then leave the index in the background.
 """
 
 from __future__ import annotations
@@ -17,19 +18,24 @@ from shared.json_body import parse_json_model
 from shared.limits import MAX_RENAME_BODY_BYTES
 from shared.owner_requests import RenameRequest
 from worker.http import json_ok, read_body, runtime
-from worker.store import chats
+from worker.semantic.scheduling import forget_vectors
+from worker.store import chats, forget
 from worker.views import forgotten_json, renamed_json
 
 
 async def delete_message(request: Request) -> JSONResponse:
     message_id = request.path_params["message_id"]
-    forgotten = await chats.delete_message(runtime(request).db, message_id)
+    rt = runtime(request)
+    forgotten = await forget.delete_message(rt.db, message_id, rt.now_ms())
+    await forget_vectors(rt, forgotten.vector_ids)
     return json_ok(forgotten_json(message_id, forgotten))
 
 
 async def delete_conversation(request: Request) -> JSONResponse:
     conversation_id = request.path_params["conversation_id"]
-    forgotten = await chats.delete_conversation(runtime(request).db, conversation_id)
+    rt = runtime(request)
+    forgotten = await forget.delete_conversation(rt.db, conversation_id, rt.now_ms())
+    await forget_vectors(rt, forgotten.vector_ids)
     return json_ok(forgotten_json(conversation_id, forgotten))
 
 

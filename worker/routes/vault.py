@@ -40,6 +40,8 @@ async def sync(request: Request) -> JSONResponse:
         await index_now(rt, ["notes"])
     else:
         schedule_indexing(rt, ["notes"])
+    if result.withdrawn:  # their questions are indexed alone: embed them
+        schedule_indexing(rt, ["messages"])
     return json_ok(result.model_dump())
 
 

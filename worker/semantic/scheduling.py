@@ -35,6 +35,31 @@ async def index_now(runtime: Runtime, corpora: Sequence[str], max_runs: int = MA
         log.exception("vector indexing failed; it resumes on the next write")
 
 
+async def drop_vectors(runtime: Runtime, vector_ids: Sequence[str]) -> None:
+    """Delete forgotten units' vectors from the index, then embed what the forget rebuilt.
+    Their D1 rows went in the forget's batch, so a vector this fails to delete can never
+    resolve (worker/recall/vector.py); it is only dead weight in the index."""
+    if runtime.semantics is None:
+        return
+    try:
+        if vector_ids:
+            await runtime.semantics.index.delete(list(vector_ids))
+    except Exception:
+        log.exception("deleting forgotten vectors failed; they can no longer resolve")
+    await index_now(runtime, ("messages",))
+
+
+async def forget_vectors(runtime: Runtime, vector_ids: Sequence[str]) -> None:
+    """`drop_vectors` after a forget: in the background where there is one (waitUntil,
+    the local task), else before the response."""
+    if runtime.semantics is None:
+        return
+    if runtime.schedule is not None:
+        runtime.schedule(drop_vectors(runtime, vector_ids))
+    else:
+        await drop_vectors(runtime, vector_ids)
+
+
 def schedule_indexing(runtime: Runtime, corpora: Sequence[str]) -> None:
     """waitUntil at the edge, the local background task locally; nothing without an
     embedder."""

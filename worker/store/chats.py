@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.errors import NotFound
-from shared.sources import shorten
+from shared.sources import shorten, with_vault
 from shared.units import MAX_SAFE_INTEGER
 from shared.wire import Source
 from worker.db import Database, Statement
-from worker.store.units import forget_unit_statements, unit_statements
+from worker.store.units import unit_statements
 
 TITLE_CHARS = 80
 
@@ -47,9 +47,14 @@ LIMIT ?3
 # The owner's judgments of an answer's sources ({"n": "relevant"|"irrelevant"}: 0007).
 JUDGMENTS_OF = """(SELECT json_group_object(f.n, f.judgment) FROM recall_feedback AS f
         WHERE f.message_rid = {0}.rid) AS judgments"""
+# The vault each note an answer was shown lives in now, as [[path, vault name], ...]
+# (message_citations, 0002): stored links follow a vault's rename (`Message.from_row`).
+NOTE_VAULTS_OF = """(SELECT json_group_array(json_array(c.path, v.name))
+        FROM message_citations AS c JOIN vaults AS v ON v.vid = c.vid
+        WHERE c.message_rid = {0}.rid) AS note_vaults"""
 PAGE_MESSAGES_SQL = f"""
 SELECT id, conversation_id, seq, role, content, sources, created_at,
-       {JUDGMENTS_OF.format("messages")}
+       {JUDGMENTS_OF.format("messages")}, {NOTE_VAULTS_OF.format("messages")}
 FROM messages
 WHERE conversation_id = ?1 AND seq < ?2
 ORDER BY seq DESC
@@ -57,7 +62,7 @@ LIMIT ?3
 """
 GET_MESSAGE_SQL = f"""
 SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_at,
-       {JUDGMENTS_OF.format("m")},
+       {JUDGMENTS_OF.format("m")}, {NOTE_VAULTS_OF.format("m")},
        (SELECT count(*) FROM messages AS n
          WHERE n.conversation_id = m.conversation_id AND n.seq > m.seq) AS newer
 FROM messages AS m WHERE m.id = ?
@@ -74,41 +79,6 @@ WHERE q.id IN (SELECT value FROM json_each(?)) AND a.role = 'assistant'
 """
 
 
-def uncite_sql(forgotten: str, survivors: str) -> str:
-    """Remove the citations of the messages in `forgotten` from the stored Sources of the
-    messages that stay (`survivors`), so no footer shows forgotten text. Both are fixed SQL
-    over ?1. Only `sources` changes, which the FTS triggers (AFTER UPDATE OF content)
-    ignore."""
-    cites = ("json_extract(s.value, '$.kind') = 'message' "
-             f"AND json_extract(s.value, '$.id') IN {forgotten}")
-    return f"""
-UPDATE messages SET sources = (
-    SELECT json_group_array(json(s.value)) FROM json_each(messages.sources) AS s
-    WHERE NOT ({cites}))
-WHERE {survivors} AND instr(sources, '"message"') > 0
-  AND EXISTS (SELECT 1 FROM json_each(messages.sources) AS s WHERE {cites})
-RETURNING id
-"""
-
-
-UNCITE_MESSAGE_SQL = uncite_sql("(?1)", "id != ?1")
-UNCITE_CONVERSATION_SQL = uncite_sql("(SELECT id FROM messages WHERE conversation_id = ?1)",
-                                     "conversation_id != ?1")
-# A conversation is titled after its first message; forgetting that message (?3 is its
-# seq) blanks the title unless the owner has renamed the conversation since.
-UNTITLE_CONVERSATION_SQL = """
-UPDATE conversations SET title = '' WHERE id = ?1 AND title = ?2
-  AND NOT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND seq < ?3)
-"""
-DELETE_MESSAGE_SQL = "DELETE FROM messages WHERE id = ?1 RETURNING id"
-# The messages right before and after one (?1 conversation, ?2 its seq): the partners
-# whose conversation units are rebuilt when it is forgotten.
-NEIGHBOURS_SQL = """
-SELECT id, role, content FROM messages
-WHERE conversation_id = ?1 AND seq IN (?2 - 1, ?2 + 1) ORDER BY seq
-"""
-COUNT_MESSAGES_SQL = "SELECT count(*) AS n FROM messages WHERE conversation_id = ?1"
-DELETE_CONVERSATION_SQL = "DELETE FROM conversations WHERE id = ?1 RETURNING id"
 RENAME_CONVERSATION_SQL = """
 UPDATE conversations SET title = ?2 WHERE id = ?1
 RETURNING id, title, created_at, updated_at
@@ -118,6 +88,20 @@ RETURNING id, title, created_at, updated_at
 def new_id() -> str:
     # Called inside request handlers only: Workers forbid entropy at import time.
     return str(uuid.uuid4())
+
+
+def _current_vaults(sources: list[Source], note_vaults: list[list[str]]) -> list[Source]:
+    """Note links rebuilt with the vault's current name. A path shown from two vaults at
+    once keeps its stored link: the path alone cannot say which vault it named."""
+    vaults: dict[str, set[str]] = {}
+    for path, name in note_vaults:
+        vaults.setdefault(path, set()).add(name)
+    out = []
+    for s in sources:
+        names = vaults.get(s.id, set()) if s.kind == "note" else set()
+        out.append(s.model_copy(update={"href": with_vault(s.href, next(iter(names)))})
+                   if len(names) == 1 else s)
+    return out
 
 
 @dataclass(frozen=True)
@@ -133,7 +117,9 @@ class Message:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Message:
-        sources = [Source.model_validate(s) for s in json.loads(row["sources"] or "[]")]
+        sources = _current_vaults([Source.model_validate(s)
+                                   for s in json.loads(row["sources"] or "[]")],
+                                  json.loads(row.get("note_vaults") or "[]"))
         return cls(id=row["id"], conversation_id=row["conversation_id"], seq=int(row["seq"]),
                    role=row["role"], content=row["content"], sources=sources,
                    created_at=int(row["created_at"]),
@@ -205,49 +191,6 @@ async def replies_to(db: Database, message_ids: list[str]) -> dict[str, str]:
     """Mallory's reply to each of the given owner messages, where there is one."""
     rows = (await db.prepare(REPLIES_SQL).bind(json.dumps(message_ids)).all()).results
     return {str(r["question_id"]): str(r["reply"]) for r in rows}
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    """What a delete removed: the messages, and the stored citations of them."""
-
-    conversation_id: str
-    messages: int
-    citations: int
-
-
-async def delete_message(db: Database, message_id: str) -> Forgotten:
-    """Delete one message, its conversation units (and so its FTS entries) and every
-    stored citation of it, in one batch. The units of the message it answered, or that
-    answered it, are rebuilt without its text."""
-    message, _ = await get_message(db, message_id)  # 404s
-    neighbours = (await db.prepare(NEIGHBOURS_SQL).bind(message.conversation_id, message.seq)
-                  .all()).results
-    partner = next((n for n in neighbours if n["role"] != message.role), None)
-    results = await db.batch([
-        db.prepare(UNCITE_MESSAGE_SQL).bind(message_id),
-        db.prepare(UNTITLE_CONVERSATION_SQL).bind(
-            message.conversation_id, shorten(message.content, TITLE_CHARS), message.seq),
-        db.prepare(DELETE_MESSAGE_SQL).bind(message_id),
-        *forget_unit_statements(db, message_id, partner),
-    ])
-    if not results[2].results:  # deleted meanwhile by another request
-        raise NotFound(f"no message with id {message_id!r}; it may have been deleted")
-    return Forgotten(message.conversation_id, 1, len(results[0].results))
-
-
-async def delete_conversation(db: Database, conversation_id: str) -> Forgotten:
-    """Delete a conversation with all its messages (the FK cascade fires the FTS triggers)
-    and every citation of them stored elsewhere, in one batch."""
-    results = await db.batch([
-        db.prepare(COUNT_MESSAGES_SQL).bind(conversation_id),
-        db.prepare(UNCITE_CONVERSATION_SQL).bind(conversation_id),
-        db.prepare(DELETE_CONVERSATION_SQL).bind(conversation_id),
-    ])
-    if not results[2].results:
-        raise NotFound(f"no conversation with id {conversation_id!r}; "
-                       "it may have been deleted")
-    return Forgotten(conversation_id, int(results[0].results[0]["n"]), len(results[1].results))
 
 
 async def rename_conversation(db: Database, conversation_id: str, title: str

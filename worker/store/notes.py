@@ -37,9 +37,14 @@ INSERT INTO vault_sync_batches (batch_id, applied_at, upserts, deletes, vid)
 VALUES (?, ?, ?, ?, ?)
 """
 BATCH_OWNER_SQL = "SELECT vid FROM vault_sync_batches WHERE batch_id = ?"
+# A batch renames its vault only to a name no other vault holds (the heartbeat refuses
+# a taken name with 409: worker/store/vaults.py).
 TOUCH_VAULT_SQL = """
-UPDATE vaults SET name = ?3, last_sync_at = ?2,
-                  last_contact_at = max(coalesce(last_contact_at, 0), ?2)
+UPDATE vaults SET last_sync_at = ?2,
+                  last_contact_at = max(coalesce(last_contact_at, 0), ?2),
+                  name = CASE WHEN EXISTS (SELECT 1 FROM vaults AS o
+                                           WHERE o.name = ?3 AND o.vid != ?1) THEN name
+                              ELSE ?3 END
 WHERE vid = ?1
 """
 UPSERT_NOTE_SQL = """

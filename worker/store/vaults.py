@@ -9,6 +9,8 @@ in one D1 batch:
   the notes it pushed before, instead of pushing them all again next to the old copies;
 - registers the vault, or renames it (`--vault-name` may change), and records the contact;
 - hands out the run's sync sequence: the next integer of the vault's `seq`.
+A name already held by another vault id is refused (409, nothing stored): `?vault=Name`
+and note links name one vault, never two merged.
 """
 
 from __future__ import annotations
@@ -17,21 +19,26 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from shared.errors import Conflict
+from shared.errors import Conflict, VaultNameTaken
 from shared.vault_digest import note_digest
 from worker.db import Database
 
 WORKER_ID_SQL = "SELECT id FROM worker_identity WHERE singleton = 1"
-ADOPT_SQL = """
+# Another vault id holding the name ?2 (?1 the heartbeat's id). A legacy vault (uuid NULL)
+# holds no name: the heartbeat adopts it.
+NAME_HELD = "SELECT uuid FROM vaults WHERE name = ?2 AND uuid IS NOT NULL AND uuid != ?1"
+HOLDER_SQL = f"{NAME_HELD} LIMIT 1"
+ADOPT_SQL = f"""
 UPDATE vaults SET uuid = ?1
 WHERE vid = (SELECT min(vid) FROM vaults WHERE uuid IS NULL AND name = ?2)
   AND NOT EXISTS (SELECT 1 FROM vaults WHERE uuid = ?1)
+  AND NOT EXISTS ({NAME_HELD})
 RETURNING vid
 """
 VAULT_COLUMNS = "vid, uuid, name, seq, notes, checksum, last_sync_at, last_contact_at, rejected"
 HEARTBEAT_SQL = f"""
 INSERT INTO vaults (uuid, name, created_at, seq, last_contact_at, rejected)
-VALUES (?1, ?2, ?3, 1, ?3, coalesce(?4, 0))
+SELECT ?1, ?2, ?3, 1, ?3, coalesce(?4, 0) WHERE NOT EXISTS ({NAME_HELD})
 ON CONFLICT (uuid) DO UPDATE SET
     name = excluded.name, seq = vaults.seq + 1,
     last_contact_at = max(coalesce(vaults.last_contact_at, 0), excluded.last_contact_at),
@@ -93,14 +100,26 @@ async def worker_id(db: Database) -> str:
     return str(row["id"])
 
 
+def name_taken(name: str, holder: str) -> VaultNameTaken:
+    return VaultNameTaken(
+        f"vault: the name {name!r} is already used by vault {holder} on this Worker; two "
+        "vaults with one name would merge in ?vault= filters and links. Give this vault "
+        "another name (mallory-hub --vault-name NAME), or, if it is that same vault, sync "
+        f"it from the folder holding its id (.mallory/vault.json with id {holder}); "
+        "nothing was stored")
+
+
 async def heartbeat(db: Database, vault_id: str, name: str, now_ms: int,
                     rejected: int | None = None) -> Contact:
-    adopt, beat, identity, missing = await db.batch([
+    holder, adopt, beat, identity, missing = await db.batch([
+        db.prepare(HOLDER_SQL).bind(vault_id, name),
         db.prepare(ADOPT_SQL).bind(vault_id, name),
         db.prepare(HEARTBEAT_SQL).bind(vault_id, name, now_ms, rejected),
         db.prepare(WORKER_ID_SQL),
         db.prepare(MISSING_DIGESTS_SQL).bind(vault_id, DIGEST_BACKFILL_ROWS),
     ])
+    if not beat.results:  # every statement checked the name: nothing was stored
+        raise name_taken(name, str(holder.results[0]["uuid"]) if holder.results else "?")
     vault = Vault.from_row(beat.results[0])
     if missing.results:  # an adopted legacy vault: a second round trip, once
         pairs = [[int(r["rid"]), note_digest(str(r["path"]), str(r["content_hash"]))]

@@ -10,7 +10,7 @@ from local.sqlite_db import SqliteDatabase
 from shared.feedback import FEEDBACK_MAX, FEEDBACK_STEP, query_hash
 from tests.conftest import BASE_URL, DAY_MS, NOW_MS, note, sync
 from worker.recall.automatic import candidates
-from worker.store import chats
+from worker.store import forget
 
 QUESTION = "how do I prune the tomato plants?"
 TOMATOES = "Prune tomato plants: pinch out side shoots weekly."
@@ -164,7 +164,7 @@ async def test_a_forgotten_question_cannot_be_judged(client: httpx.AsyncClient,
                                                      db: SqliteDatabase) -> None:
     await seed(client)
     answer = await ask(client)
-    await chats.delete_message(db, answer["user_message"]["id"])
+    await forget.delete_message(db, answer["user_message"]["id"], NOW_MS + 10_000)
     response = await judge(client, answer["assistant_message"]["id"], 1, "relevant")
     assert response.status_code == 409 and response.json()["error"]["code"] == "question_gone"
     assert await stored(db) == []

@@ -65,7 +65,8 @@ async def test_delete_message_forgets_text_citations_and_title(client: httpx.Asy
     response = await client.delete("/api/messages/fact")
     assert response.status_code == 200, response.text
     assert response.json() == {"id": "fact", "conversation_id": "keys",
-                               "messages_deleted": 1, "citations_removed": 1}
+                               "messages_deleted": 1, "citations_removed": 1,
+                               "answers_withdrawn": 0}
     assert await fts_count(db, "ceramic") == 0
     # The reply it had is indexed alone now: one unit replaced by one.
     assert await fts_count(db, "noted") == 1 and await docs(db) == before
@@ -99,7 +100,8 @@ async def test_delete_conversation_cascades_through_the_fts_triggers(
     response = await client.delete("/api/conversations/keys")
     assert response.status_code == 200, response.text
     assert response.json() == {"id": "keys", "conversation_id": "keys",
-                               "messages_deleted": 2, "citations_removed": 1}
+                               "messages_deleted": 2, "citations_removed": 1,
+                               "answers_withdrawn": 0}
     assert await fts_count(db, "ceramic") == 0 and await fts_count(db, "noted") == 0
     assert await docs(db) == before - 1  # the one question-and-answer unit of "keys"
     await db.prepare("INSERT INTO conversation_units_fts (conversation_units_fts) "

@@ -140,3 +140,21 @@ async def test_the_heartbeat_says_who_the_worker_is_and_what_it_holds(
     assert (first["vault"]["notes"], second["vault"]["notes"]) == (0, 1)
     assert first["vault"]["checksum"] == 0 != second["vault"]["checksum"]
     assert second["vault"]["seq"] == first["vault"]["seq"] + 2
+
+
+async def test_automatic_recall_injects_from_two_vaults_at_once(
+        client: httpx.AsyncClient) -> None:
+    await sync(client, note("Home/Plants.md", "The monstera gets water every sunday."))
+    # The same path in both: recall tells the notes apart by (vault, path).
+    await sync(client, note("Home/Plants.md", "The office monstera gets water every "
+                            "friday."), vault="Work", vault_id=WORK_ID, batch_id="w1")
+    response = await client.post("/api/chat", json={"content": "when does the monstera "
+                                                                "get water?"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["recall"]["injected"] == 2
+    hrefs = sorted(s["href"] for s in body["assistant_message"]["sources"])
+    assert hrefs == ["obsidian://open?vault=Life&file=Home%2FPlants",
+                     "obsidian://open?vault=Work&file=Home%2FPlants"]
+    block = " ".join(s["snippet"] for s in body["assistant_message"]["sources"])
+    assert "sunday" in block and "friday" in block

@@ -4,10 +4,14 @@ the history. A note moved unchanged keeps its answers."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
+import respx
 
 from local.sqlite_db import SqliteDatabase
 from tests.conftest import NOW_MS, heartbeat, note, sync
+from worker.config import Runtime
 from worker.recall.automatic import gated, with_replies
 
 BREAD = ("Feed the starter twice a day; bake sourdough at 250 C with steam for the first "
@@ -98,3 +102,27 @@ async def test_a_withdrawn_reply_is_not_brought_with_its_question(
     questions = [h for h in found.hits if h.kind == "message" and h.role == "user"]
     assert questions, "the owner's earlier question is still recalled"
     assert all(h.reply is None for h in await with_replies(db, questions))
+
+
+async def test_an_answer_shown_a_note_it_never_cited_is_withdrawn_with_it(
+        client: httpx.AsyncClient, db: SqliteDatabase, runtime: Runtime) -> None:
+    """A model may repeat what it was shown without any [n]: the answer still goes."""
+    runtime.settings = replace(runtime.settings, model_provider="openai",
+                               openai_base_url="https://llm.example/v1",
+                               openai_api_key="k", openai_model="m")
+    await sync(client, note("Recipes/Sourdough.md", BREAD, title="Sourdough bread"),
+               batch_id="seed")
+    with respx.mock() as mock:
+        mock.post("https://llm.example/v1/chat/completions").respond(200, json={
+            "choices": [{"message": {"role": "assistant", "content":
+                         "Here is what I remember: bake sourdough with steam at 250 C."}}]})
+        answer = (await client.post("/api/chat", json={"content": QUESTION})).json()
+    assert answer["recall"]["injected"] == 1
+    assert answer["assistant_message"]["sources"] == []  # nothing cited, no footer
+    answer_id = answer["assistant_message"]["id"]
+    assert [h["id"] for h in await recalled_answers(client)] == [answer_id]
+    deleted = await sync(client, deletes=[{"path": "Recipes/Sourdough.md",
+                                           "deleted_at": NOW_MS}], batch_id="gone")
+    assert deleted.json()["withdrawn"] == 1
+    assert await recalled_answers(client) == []
+    assert await withdrawn(db) == [answer_id]
