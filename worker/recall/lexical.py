@@ -58,8 +58,8 @@ def _corrected(cand: Candidate, query: SearchQuery, found: Searched, corpus: str
     clean, raw = found.stats[corpus], found.raw[corpus]
     if clean is raw:
         return cand
-    matched = [t for t in query.terms
-               if t.fts in matched_terms([t], [cand.text, *(v for _, v in cand.fields)])]
+    found_terms = matched_terms(query.terms, [cand.text, *(v for _, v in cand.fields)])
+    matched = [t for t in query.terms if t.fts in found_terms]
     factor = self_match_correction(matched, clean, raw)
     return replace(cand, relevance=min(cand.relevance * factor, 1.0))
 
