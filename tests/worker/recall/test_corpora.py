@@ -101,3 +101,24 @@ def test_an_unanswered_question_and_a_lone_reply() -> None:
     assert (alone.id, alone.covers, alone.reply) == ("q", ("q",), None)
     spoke_first = MESSAGES.to_candidate(unit(None, "a", "", "Good morning!"), scoring("morning"))
     assert (spoke_first.id, spoke_first.role) == ("a", "assistant")
+
+
+NOTE_ROW = {"path": "Home/Plants.md", "vid": 3, "vault": "V", "title": "Plants",
+            "name": "Plants", "aliases": "greenery", "tags": "home", "properties": "",
+            "heading": "Watering", "heading_path": "Plants > Watering", "unit_id": "u",
+            "text": "Water the fern weekly.", "note_type": None, "status": None,
+            "role": None, "related": 0}
+
+
+@pytest.mark.parametrize(("corpus", "row", "text"), [
+    (NOTES, NOTE_ROW, "fern"), (NOTES, {**NOTE_ROW, "heading_path": None}, "greenery"),
+    (MESSAGES, unit("q", "a", "how do I clean the oven?", "Use baking soda."), "oven"),
+    (MESSAGES, unit("q", "a", "how do I clean the oven?", "Use baking soda."), "soda"),
+    (MESSAGES, unit(None, "a", "", "Good morning!"), "morning"),
+])
+def test_match_texts_are_the_candidates_text_and_fields(corpus, row, text) -> None:
+    # The retriever corrects a row's relevance from these before the candidate exists:
+    # they must be what the candidate itself holds.
+    s = scoring(text)
+    cand = corpus.to_candidate(row, s)
+    assert corpus.match_texts(row, s.terms) == (cand.text, *(v for _, v in cand.fields))
