@@ -70,6 +70,8 @@ def adjustments(signals: Signals, weights: StandingWeights = STANDING
     return [(reason, delta) for reason, delta in found if delta]
 
 
+# Cached: a handful of distinct signals recur across every candidate of every query.
+@lru_cache(maxsize=1_024)
 def multiplier(signals: Signals, weights: StandingWeights = STANDING) -> float:
     total = 1.0 + sum(delta for _, delta in adjustments(signals, weights))
     return min(max(total, weights.floor), weights.ceiling)
