@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from shared.stem import stem
 from shared.stopwords import PHATIC, RECALL_META, STOPWORDS
@@ -93,6 +93,9 @@ def _chunk_terms(chunk: str, mode: Mode, drop: frozenset[str]) -> list[Term]:
     return [Term((w,)) for w in words if not _dropped(w, mode, drop)]
 
 
+# Cached: automatic recall sanitises a message twice (the feedback key, the search); the
+# result is immutable.
+@lru_cache(maxsize=256)
 def build_query(text: str, mode: Mode = Mode.EXPLICIT,
                 drop: frozenset[str] = frozenset()) -> SearchQuery:
     """Sanitise chat text into a SearchQuery. Raises QueryTooLong over the length limit.
