@@ -23,7 +23,16 @@ _CITATION = re.compile(r"(?<![\w\[\]])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\])")
 _CITATION_RUN = re.compile(r"(?<![\w\[\]])(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+(?!\])")
 
 
+# What encodeURIComponent writes for each ASCII character it escapes.
+_ASCII_ESCAPES = {c: f"%{c:02X}" for c in range(128)
+                  if not (chr(c).isalnum() or chr(c) in _URI_COMPONENT_SAFE)}
+
+
 def encode_uri_component(value: str) -> str:
+    if value.isascii():
+        # One C-level pass, the same text as quote() (recall links every note row it
+        # reads; quote() was 5% of its Python time at 100k messages, bench.latency).
+        return value.translate(_ASCII_ESCAPES)
     return quote(value, safe=_URI_COMPONENT_SAFE)
 
 

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
-from shared.sources import guard_citations, message_href, note_href, strip_citations
+from shared.sources import (
+    encode_uri_component,
+    guard_citations,
+    message_href,
+    note_href,
+    strip_citations,
+)
 from shared.wire import Source
 
 
@@ -13,6 +21,13 @@ def test_obsidian_href_encodes_like_encode_uri_component() -> None:
         "obsidian://open?vault=My%20Vault&file=Projects%2FQ3%20plan%20(draft)"
     assert note_href("v", "a&b=c?#ü.md") == "obsidian://open?vault=v&file=a%26b%3Dc%3F%23%C3%BC"
     assert note_href("v", "it's ~*!.md") == "obsidian://open?vault=v&file=it's%20~*!"
+
+
+def test_every_ascii_character_encodes_as_quote_does() -> None:
+    for code in range(128):
+        text = f"a{chr(code)}/b {chr(code)}"
+        assert encode_uri_component(text) == quote(text, safe="-_.!~*'()"), code
+    assert encode_uri_component("Café/Été #1") == "Caf%C3%A9%2F%C3%89t%C3%A9%20%231"
 
 
 def test_message_href() -> None:
