@@ -59,6 +59,16 @@ def _is_match(term: Term, found: str) -> bool:
 
 
 def matched_terms(terms: Sequence[Term], texts: Sequence[str]) -> frozenset[str]:
+    """The FTS form of every term that occurs in any of the texts (see `_matched`)."""
+    return _matched(tuple(terms), tuple(texts))
+
+
+# Cached: recall asks about the same texts more than once per query (a conversation
+# unit's reply, to choose its focus and then to correct its relevance; the hits again at
+# the gate), and this many entries hold one query's candidate rows (131 at most, see
+# bench.latency) several times over.
+@lru_cache(maxsize=512)
+def _matched(terms: tuple[Term, ...], texts: tuple[str, ...]) -> frozenset[str]:
     """The FTS form of every term that occurs in any of the texts.
 
     A term occurs when one of the matches its own pattern finds (left to right, each
@@ -66,7 +76,6 @@ def matched_terms(terms: Sequence[Term], texts: Sequence[str]) -> frozenset[str]
     matches: a term's capture at a word start is ignored when its previous match covers
     that start (tests/shared/test_matching.py holds it to the one-pattern-per-term scan;
     on 100k messages + 10k notes it halved the time recall spends here, bench.latency)."""
-    terms = tuple(terms)
     if not terms:
         return frozenset()
     pattern, names = _compiled(terms), [t.fts for t in terms]

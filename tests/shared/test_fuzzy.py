@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from shared.fuzzy import best_correction, corrected_term, osa_distance, prefix_range
+import random
+
+from shared.fuzzy import best_correction, beyond, corrected_term, osa_distance, prefix_range
 
 
 def test_osa_distance() -> None:
@@ -12,6 +14,22 @@ def test_osa_distance() -> None:
     assert osa_distance("electon", "electron", 2) == 1
     assert osa_distance("kitten", "sitting", 3) == 3
     assert osa_distance("a", "abcdef", 2) == 3  # capped at limit + 1
+
+
+def test_beyond_only_prunes_pairs_over_the_limit() -> None:
+    # The prune must never drop a term the distance would accept: random words over a
+    # small alphabet, so that near pairs (transpositions, shared letters) are common.
+    rng = random.Random(7)
+    pruned = 0
+    for _ in range(5_000):
+        a = "".join(rng.choice("abcde") for _ in range(rng.randint(2, 9)))
+        b = "".join(rng.choice("abcde") for _ in range(rng.randint(2, 9)))
+        for limit in (1, 2):
+            if beyond(a, b, limit):
+                pruned += 1
+                assert osa_distance(a, b, limit) > limit, (a, b, limit)
+    assert pruned > 1_000  # it does prune
+    assert not beyond("asnyc", "async", 1) and beyond("lisbon", "lemon", 1)
 
 
 def test_best_correction_prefers_typed_distance_then_frequency() -> None:

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
-from shared.sources import guard_citations, message_href, note_href, strip_citations
+from shared.sources import (
+    encode_uri_component,
+    guard_citations,
+    message_href,
+    note_href,
+    strip_citations,
+)
 from shared.wire import Source
 
 
@@ -22,6 +30,13 @@ def test_a_block_link_takes_the_caret_after_the_hash() -> None:
     assert note_href("V", "Home/Boiler.md", "Pressure", "abc123") == \
         "obsidian://open?vault=V&file=Home%2FBoiler%23%5Eabc123"
     assert note_href("V", "Boiler.md", block="x-1") == "obsidian://open?vault=V&file=Boiler%23%5Ex-1"
+
+
+def test_every_ascii_character_encodes_as_quote_does() -> None:
+    for code in range(128):
+        text = f"a{chr(code)}/b {chr(code)}"
+        assert encode_uri_component(text) == quote(text, safe="-_.!~*'()"), code
+    assert encode_uri_component("Café/Été #1") == "Caf%C3%A9%2F%C3%89t%C3%A9%20%231"
 
 
 def test_message_href() -> None:

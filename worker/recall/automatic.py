@@ -13,7 +13,7 @@ from shared.candidate import Candidate
 from shared.dialogue import dialogue_act
 from shared.errors import QueryTooLong
 from shared.feedback import query_hash
-from shared.matching import with_terms
+from shared.matching import matched_terms, with_terms
 from shared.owner_time import UTC_ZONE, Zone
 from shared.query import Mode, SearchQuery, build_query
 from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
@@ -75,7 +75,8 @@ async def candidates(db: Database, text: str, now_ms: int, *,
     message's dialogue act (nothing is retrieved for a social or meta message).
     `text_is_stored`: the text is already a stored message (the chat path). `scope`: only
     within this time (worker/recall/timeframe.py). The owner's feedback reorders them, and
-    drops what was judged irrelevant for this very query (worker/recall/feedback.py)."""
+    drops what was judged irrelevant for this very query (worker/recall/feedback.py).
+    Their matched terms are left to the gate, which needs them for few of them."""
     query = scope.query if scope else build_query(text, Mode.AUTOMATIC)
     act = dialogue_act(query.text)
     if act != "request":
@@ -89,7 +90,7 @@ async def candidates(db: Database, text: str, now_ms: int, *,
     else:
         found = await retrieve(db, semantics, query, filters, now_ms, mode)
     judged = await apply_feedback(db, found.candidates, now_ms, suppress_for=query_hash(text))
-    scored = stand(with_terms(judged, found.query.terms), query, policy.standing)
+    scored = stand(judged, query, policy.standing)
     return replace(found, candidates=scored), act
 
 
@@ -125,10 +126,15 @@ def gate_bar(found: Retrieved, semantics: Semantics | None) -> CosineBar | None:
 
     Cosines decide only where they carry meaning: not for a query that names its hit
     exactly, or is made of rare names that a hit holds (shared.recall_policy.names_only;
-    words memory has never seen are rare too, but name nothing)."""
+    words memory has never seen are rare too, but name nothing).
+
+    Terms are matched only where they are read: here when the query is made of names,
+    then for the hits (matching all ~130 candidate rows cost more Python time than any
+    other step of recall, bench.latency)."""
     terms = [t.fts for t in found.query.terms]
     named = names_only(terms, found.idf, found.docs) and any(
-        c.terms.issuperset(terms) for c in found.candidates)
+        matched_terms(found.query.terms, [c.text, *(v for _, v in c.fields)]
+                      ).issuperset(terms) for c in found.candidates)
     if semantics is None or found.exact or named or found.mode is RetrievalMode.LEXICAL:
         return None
     return cosine_bar(semantics.embedder.model)
@@ -138,8 +144,9 @@ async def gate(db: Database, found: Retrieved, policy: RecallPolicy,
                bar: CosineBar | None, now_ms: int) -> list[Candidate]:
     """The gate's hits at this bar, with the notes their conflict relations reach beside
     them (bench.gate_curve sweeps `policy` and `bar` here)."""
-    return await with_competitors(db, select(found.candidates, policy, bar=bar),
+    hits = await with_competitors(db, select(found.candidates, policy, bar=bar),
                                   found.candidates, found.query, policy, now_ms)
+    return with_terms(hits, found.query.terms)
 
 
 async def _gate(db: Database, found: Retrieved, policy: RecallPolicy,

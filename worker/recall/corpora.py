@@ -48,6 +48,9 @@ class Corpus:
     # The search statement's parameters: (MATCH expression, rows wanted, filters).
     params: Callable[[str, int, Filters], tuple[Value, ...]]
     to_candidate: Callable[[Row, Scoring], Candidate]
+    # What a row's candidate matches the query's terms on: its text, then its fields'
+    # values (the candidate's `text` and `fields`), read before the candidate is made.
+    match_texts: Callable[[Row, Sequence[Term]], tuple[str, ...]]
     # The keys of the documents a candidate holds, as the feedback store names them
     # (worker/store/feedback.py JUDGMENTS_SQL `doc`), and what that store binds to find them.
     documents: Callable[[Candidate], tuple[str, ...]]
@@ -79,6 +82,17 @@ class Scoring:
     terms: Sequence[Term]  # the query's terms, as searched
 
 
+def _note_fields(row: Row) -> tuple[tuple[str, str], ...]:
+    return (("title", str(row["title"])), ("file name", str(row["name"])),
+            ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
+            ("properties", str(row["properties"])),
+            ("heading", str(row["heading_path"] or "")))
+
+
+def _note_texts(row: Row, terms: Sequence[Term]) -> tuple[str, ...]:
+    return (str(row["text"] or ""), *(v for _, v in _note_fields(row)))
+
+
 def _note(row: Row, s: Scoring) -> Candidate:
     """A note section: one hit per note (its group), labelled "Note › Heading" and linked
     to that heading, or to the block its best-matching paragraph carries."""
@@ -94,21 +108,26 @@ def _note(row: Row, s: Scoring) -> Candidate:
         href=note_href(vault, path, heading, best_block(text, s.terms)), text=text,
         vault=vault,
         vid=vid, covers=(path,), unit=str(row["unit_id"]), heading=heading,
-        fields=(("title", title), ("file name", str(row["name"])),
-                ("aliases", str(row["aliases"])), ("tags", str(row["tags"])),
-                ("properties", str(row["properties"])),
-                ("heading", str(row["heading_path"] or ""))),
-        knowledge_role=role_of(row["note_type"], row["role"]),
+        fields=_note_fields(row), knowledge_role=role_of(row["note_type"], row["role"]),
         status=normal_status(row["status"]), related=bool(row["related"]))
 
 
+def _on_answer(row: Row, terms: Sequence[Term]) -> bool:
+    """A unit is Mallory's reply whenever the reply matches any query term ("how did you
+    say I should clean X" wants the method, not the old question)."""
+    return bool(row["answer_id"]) and (
+        not row["question_id"] or bool(matched_terms(terms, [str(row["answer"] or "")])))
+
+
+def _unit_texts(row: Row, terms: Sequence[Term]) -> tuple[str, ...]:
+    return (str(row["answer" if _on_answer(row, terms) else "question"] or ""),)
+
+
 def _unit(row: Row, s: Scoring) -> Candidate:
-    """A conversation unit as the message the owner wants back: Mallory's reply whenever
-    it matches any query term ("how did you say I should clean X" wants the method, not
-    the old question), else the owner's question with the reply attached."""
+    """A conversation unit as the message the owner wants back: Mallory's reply when it
+    matches (`_on_answer`), else the owner's question with the reply attached."""
     question, answer = str(row["question"] or ""), str(row["answer"] or "")
-    on_answer = bool(row["answer_id"]) and (
-        not row["question_id"] or bool(matched_terms(s.terms, [answer])))
+    on_answer = _on_answer(row, s.terms)
     focus = str(row["answer_id"] if on_answer else row["question_id"])
     other = row["question_id"] if on_answer else row["answer_id"]
     return Candidate(
@@ -158,7 +177,8 @@ NOTES = Corpus(
     columns=NOTE_COLUMNS, group_column="note_key", timestamp_column="note_date",
     # A note often has several matching sections: fetch more, keep the best.
     fetch_per_hit=3, search_sql=notes_search_sql(NOTE_COLUMNS), params=_note_params,
-    to_candidate=_note, documents=_note_documents, judged=_note_judged, vector=vectors.NOTES)
+    to_candidate=_note, match_texts=_note_texts, documents=_note_documents,
+    judged=_note_judged, vector=vectors.NOTES)
 
 MESSAGES = Corpus(
     name="messages", kind="message", fts_table="conversation_units_fts",
@@ -166,8 +186,8 @@ MESSAGES = Corpus(
     group_column="conversation_id", timestamp_column="created_at",
     # A conversation often has several matching units: fetch more, keep the best.
     fetch_per_hit=3, search_sql=messages_search_sql(MESSAGE_COLUMNS), params=_message_params,
-    to_candidate=_unit, documents=_message_documents, judged=_message_judged,
-    vector=vectors.MESSAGES)
+    to_candidate=_unit, match_texts=_unit_texts, documents=_message_documents,
+    judged=_message_judged, vector=vectors.MESSAGES)
 
 CORPORA: tuple[Corpus, ...] = (NOTES, MESSAGES)
 BY_NAME: Mapping[str, Corpus] = {c.name: c for c in CORPORA}

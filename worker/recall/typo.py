@@ -19,6 +19,7 @@ from shared.fuzzy import (
     MAX_CORRECTIONS,
     SHORT_QUERY_TERMS,
     best_correction,
+    beyond,
     correctable,
     corrected_term,
     max_distance,
@@ -80,6 +81,8 @@ def frequent_neighbour(word: str, docs: int, vocabulary: Iterable[tuple[str, int
     for term, n in vocabulary:
         if term in (word, stemmed) or n < least:
             continue
+        if beyond(word, term, limit) and beyond(stemmed, term, limit):
+            continue  # both distances exceed the limit: never chosen
         distance = min(osa_distance(word, term, limit), osa_distance(stemmed, term, limit))
         key = (distance, -n, term)
         if distance <= limit and (best is None or key < best):

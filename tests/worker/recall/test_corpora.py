@@ -140,3 +140,24 @@ def test_each_record_names_the_documents_feedback_is_kept_for() -> None:
 
 def test_the_partners_statement_weighs_sections_with_the_columns_given() -> None:
     assert "bm25(note_sections_fts, 2.000, 0.500)" in partners_sql({"title": 2.0, "body": 0.5})
+
+
+NOTE_ROW = {"path": "Home/Plants.md", "vid": 3, "vault": "V", "title": "Plants",
+            "name": "Plants", "aliases": "greenery", "tags": "home", "properties": "",
+            "heading": "Watering", "heading_path": "Plants > Watering", "unit_id": "u",
+            "text": "Water the fern weekly.", "note_type": None, "status": None,
+            "role": None, "related": 0}
+
+
+@pytest.mark.parametrize(("corpus", "row", "text"), [
+    (NOTES, NOTE_ROW, "fern"), (NOTES, {**NOTE_ROW, "heading_path": None}, "greenery"),
+    (MESSAGES, unit("q", "a", "how do I clean the oven?", "Use baking soda."), "oven"),
+    (MESSAGES, unit("q", "a", "how do I clean the oven?", "Use baking soda."), "soda"),
+    (MESSAGES, unit(None, "a", "", "Good morning!"), "morning"),
+])
+def test_match_texts_are_the_candidates_text_and_fields(corpus, row, text) -> None:
+    # The retriever corrects a row's relevance from these before the candidate exists:
+    # they must be what the candidate itself holds.
+    s = scoring(text)
+    cand = corpus.to_candidate(row, s)
+    assert corpus.match_texts(row, s.terms) == (cand.text, *(v for _, v in cand.fields))
