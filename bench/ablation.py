@@ -19,6 +19,7 @@ from typing import Any
 
 from bench import runfile
 from bench.evalset import loaded_set, read_queries
+from bench.inputs import input_problem
 from bench.provenance import provenance
 from bench.relevance import SPLITS
 from bench.report import figure
@@ -77,20 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=SPLITS, default="all")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    if not (args.set / "queries.jsonl").is_file():
-        print(f"error: {args.set} has no queries.jsonl (DESIGN.md §6)", file=sys.stderr)
-        return 2
     try:
         modes = parse_modes(args.modes)
-        if not modes:
-            raise ModeUnavailable("--modes names no mode")
-        for mode in modes:
-            require(mode)
+        problem = (input_problem(args.set, args.split, modes) if modes
+                   else "--modes names no mode")
     except ModeUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not read_queries(args.set, args.split):
-        print(f"error: {args.set} has no query in split {args.split!r}", file=sys.stderr)
+        problem = str(exc)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     result = {**run(args.set, modes, args.split), **provenance()}
     print_table(result)

@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.evalset import Query, loaded_set, read_queries
+from bench.inputs import input_problem
 from bench.relevance import SPLITS
 from bench.scoring import query_figures
 from bench.system import (
     DEFAULT_MODE,
     MODES,
     Injection,
-    ModeUnavailable,
     indexed_semantics,
     injection,
 )
@@ -209,16 +209,9 @@ def main(argv: list[str] | None = None) -> int:
                              "mode has)")
     parser.add_argument("--json", type=Path, help="write the rows as JSON here")
     args = parser.parse_args(argv)
-    if not (args.set / "queries.jsonl").is_file():
-        print(f"error: {args.set} has no queries.jsonl (DESIGN.md §6)", file=sys.stderr)
-        return 2
-    try:
-        require_mode(args.mode)
-    except ModeUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not read_queries(args.set, args.split):
-        print(f"error: {args.set} has no query in split {args.split!r}", file=sys.stderr)
+    problem = input_problem(args.set, args.split, [args.mode])
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     rows = curve(args.set, args.split, args.mode, args.knob)
     print_curve(rows, f"set: {args.set.resolve().name}  split: {args.split}  "

@@ -25,10 +25,11 @@ from typing import Any
 from bench import runfile
 from bench.baselines import Bm25s, NaiveFts5, documents
 from bench.evalset import LoadedSet, Query, loaded_set, read_queries
+from bench.inputs import input_problem
 from bench.provenance import provenance
 from bench.report import plot, print_table
 from bench.scoring import QueryRun, paired, per_query, run_queries, summarise
-from bench.system import DEFAULT_MODE, MODES, SEARCH_DEPTH, Injection, ModeUnavailable
+from bench.system import DEFAULT_MODE, MODES, SEARCH_DEPTH, Injection
 from bench.system import build as build_system
 from bench.system import require as require_mode
 
@@ -89,16 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", default=DEFAULT_MODE, metavar="|".join(MODES),
                         help=f"retrieval mode (default: {DEFAULT_MODE})")
     args = parser.parse_args(argv)
-    if not (args.set / "queries.jsonl").is_file():
-        print(f"error: {args.set} has no queries.jsonl (DESIGN.md §6)", file=sys.stderr)
-        return 2
-    try:
-        require_mode(args.mode)
-    except ModeUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not read_queries(args.set, args.split):
-        print(f"error: {args.set} has no query in split {args.split!r}", file=sys.stderr)
+    problem = input_problem(args.set, args.split, [args.mode])
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     result = {**run(args.set, args.split, args.mode), **provenance()}
     print_table(result)
