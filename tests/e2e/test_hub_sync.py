@@ -266,17 +266,22 @@ def test_the_first_sync_after_0002_adopts_the_notes_pushed_before(tmp_path: Path
             again.stdout, again.stdout
 
 
+def clock_ahead_for(target: str, ahead_ms: int):
+    """The hub's page reader, with a clock `ahead_ms` fast for the one file `target`."""
+    def read(root: Path, rel: str, now_ms: int):
+        page = read_page(root, rel, now_ms)
+        if rel == target and isinstance(page, Page):
+            ahead = page.note.model_copy(update={"mtime": now_ms + ahead_ms})
+            return Page(ahead, page.mtime_ns, page.size, page.read_ns)
+        return page
+    return read
+
+
 def test_an_item_the_worker_refuses_is_reported_and_the_rest_arrives(
         server: RunningServer, vault: Path, tmp_path: Path) -> None:
     """A hub whose clock runs two days fast for one file: the Worker refuses that item
     (422 naming it and the field), the hub drops it and resends the rest of the batch."""
-    def fast_clock(root: Path, rel: str, now_ms: int):
-        page = read_page(root, rel, now_ms)
-        if rel == "Recipes.md" and isinstance(page, Page):
-            ahead = page.note.model_copy(update={"mtime": now_ms + 2 * MS_PER_DAY})
-            return Page(ahead, page.mtime_ns, page.size, page.read_ns)
-        return page
-
+    fast_clock = clock_ahead_for("Recipes.md", 2 * MS_PER_DAY)
     client = WorkerClient(server.url, server.token)
     try:
         summary = Syncer(vault, client, vault.name, tmp_path / "s", read=fast_clock).run()
@@ -305,13 +310,7 @@ def test_four_bad_pages_are_reported_with_their_reasons_and_every_good_page_arri
     os.utime(vault / "Inbox" / "Ahead of the hub.md", (ahead_s, ahead_s))
     (vault / "Garden.md").write_text("---\ntags: [garden]\n---\nPlant the tulip bulbs.")
 
-    def years_ahead(root: Path, rel: str, now_ms: int):
-        page = read_page(root, rel, now_ms)
-        if rel == "Future.md" and isinstance(page, Page):
-            ahead = page.note.model_copy(update={"mtime": now_ms + 730 * MS_PER_DAY})
-            return Page(ahead, page.mtime_ns, page.size, page.read_ns)
-        return page
-
+    years_ahead = clock_ahead_for("Future.md", 730 * MS_PER_DAY)
     client = WorkerClient(server.url, server.token)
     try:
         summary = Syncer(vault, client, vault.name, tmp_path / "s", read=years_ahead).run()
