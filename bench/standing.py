@@ -26,6 +26,7 @@ from typing import Any
 
 from bench import runfile
 from bench.evalset import loaded_set, read_queries
+from bench.inputs import input_problem
 from bench.provenance import provenance
 from bench.relevance import SPLITS
 from bench.scoring import paired, run_queries, summarise
@@ -130,8 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=SPLITS, default="all")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    if not read_queries(args.set, args.split):
-        print(f"error: {args.set} has no query in split {args.split!r}", file=sys.stderr)
+    problem = input_problem(args.set, args.split)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     result = {**run(args.set, args.split), **provenance()}
     print_table(result)
