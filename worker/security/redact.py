@@ -37,13 +37,30 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a bad format string: log the template, never crash the caller
             message = str(record.msg)
-        record.msg, record.args = redact(message), None
+        if redact(message) != message:
+            _redact_message(record, message)
         if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
             record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)))
             record.exc_text = record.exc_text.rstrip("\n")
         if record.stack_info:
             record.stack_info = redact(record.stack_info)
         return True
+
+
+def _redact_message(record: logging.LogRecord, message: str) -> None:
+    """Redact the secret where it sits, keeping `args` when it is in them: formatters
+    such as uvicorn's access log unpack `args` and fail on a record flattened to one
+    string. A secret that only appears once formatted flattens the record."""
+    if isinstance(record.args, tuple) and isinstance(record.msg, str):
+        args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        try:
+            kept = redact(record.msg % args) == record.msg % args
+        except (TypeError, ValueError):
+            kept = False
+        if kept:
+            record.args = args
+            return
+    record.msg, record.args = redact(message), None
 
 
 _FILTER = RedactingFilter()

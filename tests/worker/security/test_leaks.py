@@ -107,3 +107,22 @@ def test_the_filter_redacts_arguments_and_tracebacks() -> None:
     formatted = logging.Formatter().format(record)
     assert "pw-secret" not in formatted and "sekrit-token-value" not in formatted
     assert "failed at https://u:***@host/x" in formatted
+
+
+def test_structured_arguments_survive_for_formatters_that_unpack_them() -> None:
+    """uvicorn's access formatter unpacks `args` (client, method, path, version, status):
+    the filter keeps the tuple, with a credential in the path redacted in place."""
+    from uvicorn.logging import AccessFormatter
+
+    def access(path: str) -> logging.LogRecord:
+        return logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1,
+                                 '%s - "%s %s HTTP/%s" %d',
+                                 ("127.0.0.1:5000", "GET", path, "1.1", 200), None)
+
+    formatter = AccessFormatter('%(client_addr)s - "%(request_line)s" %(status_code)s',
+                                use_colors=False)
+    plain, secret = access("/status"), access("/api/search?q=x&token=abc123secret")
+    assert RedactingFilter().filter(plain) and RedactingFilter().filter(secret)
+    assert formatter.format(plain) == '127.0.0.1:5000 - "GET /status HTTP/1.1" 200 OK'
+    line = formatter.format(secret)
+    assert "abc123secret" not in line and line.endswith('token=*** HTTP/1.1" 200 OK')
