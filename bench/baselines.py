@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import bm25s
 
-from shared.stem import stem
+from shared.text.porter import stem
 
 DOCS_SQL = """
 SELECT 'note:' || path AS doc_id, title || ' ' || body AS text FROM vault_notes

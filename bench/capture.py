@@ -23,10 +23,10 @@ from pathlib import Path
 from bench.evalset import Query, loaded_set, read_queries
 from bench.system import indexed_semantics
 from local.sqlite_db import SqliteDatabase
-from shared.candidate import Candidate
-from shared.dialogue import dialogue_act
-from shared.query import Mode, SearchQuery, build_query
-from shared.recall_policy import AUTOMATIC
+from shared.rank.candidate import Candidate
+from shared.rank.policy import AUTOMATIC
+from shared.text.dialogue import dialogue_act
+from shared.text.sanitiser import Mode, SearchQuery, build_query
 from worker.recall import lexical, vector
 from worker.recall.filters import Filters
 from worker.semantic.semantics import Semantics
@@ -48,7 +48,7 @@ class Captured:
     query: Query
     explicit: Lists
     automatic: Lists
-    act: str  # the automatic query's dialogue act (shared.dialogue)
+    act: str  # the automatic query's dialogue act (shared.text.dialogue)
 
 
 async def _lists(db: SqliteDatabase, sem: Semantics, text: str, mode: Mode,

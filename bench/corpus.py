@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shared.stopwords import STOPWORDS
-from shared.units import MS_PER_DAY as DAY_MS
+from shared.text.stopwords import STOPWORDS
+from shared.time.durations import MS_PER_DAY as DAY_MS
 
 ZIPF_S = 1.07
 VOCABULARY = 40_000

@@ -20,7 +20,7 @@ from hub.client import WorkerClient
 from hub.sync import Summary, Syncer
 from local.sqlite_db import SqliteDatabase
 from local.thread_server import running_server
-from shared.units import MS_PER_DAY
+from shared.time.durations import MS_PER_DAY
 from worker.store import chats
 
 

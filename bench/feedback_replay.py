@@ -1,5 +1,5 @@
 """Feedback replay: what one round of the owner's 👍/👎 does to later recall, on a judged
-set (worker/recall/feedback.py, shared/feedback.py).
+set (worker/recall/feedback.py, shared/rank/feedback.py).
 
     uv run python -m bench.feedback_replay --set bench/sets/mixed-vault [--judge tune]
         [--mode lexical] [--json PATH]
@@ -27,8 +27,8 @@ from typing import Any
 from bench.evalset import LoadedSet, Query, doc_id, loaded_set, read_queries
 from bench.scoring import run_queries, summarise
 from bench.system import build as build_system
-from shared.candidate import Candidate
-from shared.wire import Source
+from shared.api.wire import Source
+from shared.rank.candidate import Candidate
 from worker.recall.automatic import gated
 from worker.store import citations, feedback
 from worker.store.citations import Citation

@@ -10,7 +10,7 @@ time scope included); each setting then re-runs only the gate and the bundles
 (automatic.gate) and builds the Recall block as bench.relevance does, so the row of the
 current setting (marked `*`) reproduces bench.relevance's auto_hit_rate and auto_fpr.
 
-Knobs: `accept` and `support`, the MiniLM cosine bars (shared.recall_policy.COSINE_BARS;
+Knobs: `accept` and `support`, the MiniLM cosine bars (shared.rank.policy.COSINE_BARS;
 semantic modes only, and only for queries where cosines decide); `min_relevance`, the
 lexical relevance floor; `relative_floor`, the share of the best hit's score a hit must
 reach. Tune on the `tune` split only (bench/sets/README.md).
@@ -40,10 +40,10 @@ from bench.system import (
 )
 from bench.system import require as require_mode
 from local.sqlite_db import SqliteDatabase
-from shared.errors import QueryTooLong
-from shared.owner_time import UTC_ZONE
-from shared.query import Mode
-from shared.recall_policy import AUTOMATIC, CosineBar, RecallPolicy
+from shared.api.errors import QueryTooLong
+from shared.rank.policy import AUTOMATIC, CosineBar, RecallPolicy
+from shared.text.sanitiser import Mode
+from shared.time.zones import UTC_ZONE
 from worker.recall.automatic import Gated, candidates, gate, gate_bar
 from worker.recall.modes import RetrievalMode, Retrieved
 from worker.recall.timeframe import scope_of
@@ -195,7 +195,7 @@ def print_curve(rows: Sequence[dict[str, Any]], header: str) -> None:
         mark = " *" if r["current"] else ""
         print(f"{r['knob']:16}{r['value']:7.2f}  {_cell(r['auto_fpr']):>9}"
               f"{_cell(r['auto_hit_rate']):>10}{_cell(r['auto_precision']):>11}{mark}")
-    print("* the current setting (shared/recall_policy.py)")
+    print("* the current setting (shared/rank/policy.py)")
 
 
 def main(argv: list[str] | None = None) -> int:

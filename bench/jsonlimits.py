@@ -1,4 +1,4 @@
-"""Cost of the bounded JSON parser (shared/jsonlimits.py) against plain `json.loads` on
+"""Cost of the bounded JSON parser (shared/api/json_bounds.py) against plain `json.loads` on
 the same bodies, same run: a hub batch (100 notes, ~4 MB) and a chat body.
 
     uv run python -m bench.jsonlimits [--repeat N]
@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 from bench.corpus import Generator
-from shared.jsonlimits import loads_bounded
+from shared.api.json_bounds import loads_bounded
 
 
 def batch_body(notes: int = 100) -> bytes:

@@ -36,8 +36,8 @@ from bench.corpus import Generator
 from bench.latency_corpus import NOW_MS, build, model_vectors, random_vectors, units
 from bench.stopwatch import Stopwatch, timed_semantics
 from local.sqlite_db import SqliteDatabase
-from shared.query import Mode, build_query
-from shared.recall_policy import AUTOMATIC
+from shared.rank.policy import AUTOMATIC
+from shared.text.sanitiser import Mode, build_query
 from worker.recall.automatic import automatic_recall
 from worker.recall.corpora import CORPORA
 from worker.recall.modes import RetrievalMode

@@ -1,5 +1,5 @@
 """Standing ablation: the measured effect of each constant of the knowledge model
-(shared/recall_policy.py STANDING, and competing claims together), lexical recall on one
+(shared/rank/policy.py STANDING, and competing claims together), lexical recall on one
 loaded set.
 
     uv run python -m bench.standing --set DIR [--split tune|heldout|all] [--json PATH]
@@ -32,7 +32,7 @@ from bench.relevance import SPLITS
 from bench.scoring import paired, run_queries, summarise
 from bench.system import SEARCH_DEPTH, Hit, Injection, System, _hit, injection
 from local.sqlite_db import SqliteDatabase
-from shared.recall_policy import AUTOMATIC, EXPLICIT, NEUTRAL, STANDING, StandingWeights
+from shared.rank.policy import AUTOMATIC, EXPLICIT, NEUTRAL, STANDING, StandingWeights
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
 

@@ -20,10 +20,10 @@ from bench.evalset import doc_id
 from local.semantic.cache import CachedEmbedder
 from local.semantic.wiring import local_semantics, stack_installed
 from local.sqlite_db import SqliteDatabase
-from shared.candidate import Candidate
-from shared.recall_block import EXCERPT_CHARS, build_recall_block
-from shared.recall_policy import EXPLICIT
-from shared.snippets import snip
+from shared.block.envelope import EXCERPT_CHARS, build_recall_block
+from shared.rank.candidate import Candidate
+from shared.rank.policy import EXPLICIT
+from shared.text.snippets import snip
 from worker.config import RETRIEVAL_MODES
 from worker.recall import modes
 from worker.recall.automatic import Gated, gated, with_replies

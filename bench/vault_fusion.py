@@ -31,7 +31,7 @@ from bench.metrics import hit_at, mean, ndcg_at, recall_at, reciprocal_rank
 from hub.client import WorkerClient
 from hub.sync import Syncer
 from local.thread_server import running_server
-from shared.units import MS_PER_DAY
+from shared.time.durations import MS_PER_DAY
 from worker.recall.explicit import search
 
 RRF_K = 60

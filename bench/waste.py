@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.recall_block import INDENT, QUOTE_CLOSE, QUOTE_OPEN
+from shared.block.envelope import INDENT, QUOTE_CLOSE, QUOTE_OPEN
 
 # Eight words in a row is a quotation, not a shared phrase ("how do I …" is four).
 SHINGLE_WORDS = 8

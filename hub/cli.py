@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from hub.commands import cmd_lint, cmd_service, cmd_status, cmd_sync, cmd_watch
 from hub.service import default_env_file
-from shared.protocol import DEFAULT_SYNC_INTERVAL_S
+from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "sync": cmd_sync, "watch": cmd_watch, "status": cmd_status, "service": cmd_service,

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from shared.protocol import MANIFEST_PAGE
+from shared.api.protocol import MANIFEST_PAGE
 
 RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 MAX_ATTEMPTS = 6
@@ -52,7 +52,7 @@ class BatchTooLarge(Exception):
 @dataclass(frozen=True)
 class Contact:
     """The Worker's answer to a heartbeat: who it is, the run's sync sequence, and what it
-    holds of the vault (count and checksum, shared/vault_digest.py)."""
+    holds of the vault (count and checksum, shared/api/vault_digest.py)."""
 
     worker_id: str
     seq: int

@@ -19,7 +19,7 @@ import uuid
 from pathlib import Path
 
 from hub.client import HubError
-from shared.fields import check_vault_id
+from shared.api.fields import check_vault_id
 
 ID_DIR = ".mallory"
 ID_FILE = "vault.json"

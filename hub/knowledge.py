@@ -1,5 +1,5 @@
 """A page's knowledge metadata as read from its frontmatter and body, before anything is
-known of the rest of the vault: status and role (normalised, shared/knowledge.py), the
+known of the rest of the vault: status and role (normalised, shared/knowledge/roles.py), the
 `relations` entries that are well formed (drafts), the body's links, and the page-level
 findings. hub/lint.py resolves the drafts against the vault.
 
@@ -17,9 +17,16 @@ from typing import Any
 
 from hub.findings import Finding
 from hub.links import body_links, normal_target
-from shared.knowledge import ROLES, STATUSES, KnowledgeRole, Status, normal_role, normal_status
-from shared.limits import MAX_RELATION_SCOPE_CHARS, MAX_RELATION_TYPE_CHARS, MAX_RELATIONS
-from shared.relations import BY_NAME, scope_problem
+from shared.api.limits import MAX_RELATION_SCOPE_CHARS, MAX_RELATION_TYPE_CHARS, MAX_RELATIONS
+from shared.knowledge.relations import BY_NAME, scope_problem
+from shared.knowledge.roles import (
+    ROLES,
+    STATUSES,
+    KnowledgeRole,
+    Status,
+    normal_role,
+    normal_status,
+)
 
 KEYS = ("target", "type", "scope")
 

@@ -24,8 +24,8 @@ from rapidfuzz import fuzz, process, utils
 from hub.findings import Finding
 from hub.knowledge import Draft, PageKnowledge
 from hub.links import VaultIndex
-from shared.fields import check_vault_path
-from shared.relations import BY_NAME, RelationEdge
+from shared.api.fields import check_vault_path
+from shared.knowledge.relations import BY_NAME, RelationEdge
 
 # "Did you mean": at most this many suggestions, each at least this similar (rapidfuzz
 # QRatio, 0-100, on the page's path and on its file name). WRatio's partial matching gave

@@ -20,9 +20,9 @@ from pydantic import ValidationError
 from hub.knowledge import PageKnowledge, page_knowledge
 from hub.markdown import body_tags, frontmatter_split, h1_title, parse_body
 from hub.sections import sections_of
-from shared.limits import MAX_NOTE_BODY_BYTES, MAX_PROPERTIES_CHARS
-from shared.note_dates import DATE_KEYS, name_day
-from shared.sync_payload import PATH_SEPARATOR, NoteUpsert, SectionSpan
+from shared.api.limits import MAX_NOTE_BODY_BYTES, MAX_PROPERTIES_CHARS
+from shared.api.sync_payload import PATH_SEPARATOR, NoteUpsert, SectionSpan
+from shared.time.note_dates import DATE_KEYS, name_day
 
 # Frontmatter may add a little to the body limit; the body itself is checked by NoteUpsert.
 MAX_FILE_BYTES = MAX_NOTE_BODY_BYTES + 64_000
@@ -107,7 +107,7 @@ def note_date(name: str, frontmatter: dict[str, Any], mtime_ms: int) -> int:
 
 
 def stated_dates(frontmatter: dict[str, Any]) -> tuple[list[str], list[int]]:
-    """The dates a note's frontmatter states (shared/note_dates.py), as the sync payload
+    """The dates a note's frontmatter states (shared/time/note_dates.py), as the sync payload
     carries them: days (a date, or a date and time with no zone: the owner's own clock)
     and instants (a date and time with a zone, in UTC ms). Unreadable values are skipped,
     like any other property the hub does not understand."""

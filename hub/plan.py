@@ -15,9 +15,9 @@ from hub.notes import Rejection
 from hub.reading import Page, Unstable, read_page
 from hub.state import PARSER_VERSION, State
 from hub.walk import FileStat
-from shared.limits import MAX_BATCH_ITEMS, MAX_SYNC_BODY_BYTES
-from shared.protocol import SECTIONS_VERSION
-from shared.sync_payload import NoteDelete, NoteUpsert
+from shared.api.limits import MAX_BATCH_ITEMS, MAX_SYNC_BODY_BYTES
+from shared.api.protocol import SECTIONS_VERSION
+from shared.api.sync_payload import NoteDelete, NoteUpsert
 
 # Leave room under the Worker's body limit for the envelope and JSON escaping variance.
 BATCH_BYTES = MAX_SYNC_BODY_BYTES // 2

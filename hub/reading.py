@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hub.knowledge import PageKnowledge
 from hub.notes import MAX_FILE_BYTES, Parsed, Rejection, parse_page
-from shared.sync_payload import NoteUpsert
+from shared.api.sync_payload import NoteUpsert
 
 READ_ATTEMPTS = 3
 RACY_NS = 2_000_000_000  # FAT's mtime resolution, the coarsest an Obsidian vault may sit on

@@ -16,7 +16,7 @@ from hub.report import Outcome, Status, write_human, write_json
 from hub.state import default_state_dir
 from hub.sync import Progress, Summary, Syncer
 from hub.walk import walk_vault
-from shared.protocol import DEFAULT_SYNC_INTERVAL_S
+from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 
 # What stops a run: the Worker refusing or unreachable, a broken vault or state file.
 RUN_ERRORS = (HubError, ValueError, OSError, httpx.HTTPError)

@@ -4,7 +4,7 @@ is never a heading (the frontmatter is split off before, hub/notes.py).
 
 Each heading opens a section that runs to the next heading; text before the first heading
 is a section with no heading. A section carries its heading path (top level first) and is
-a [start, end) span of the body. Sections longer than shared.chunking.MAX_UNIT_CHARS are
+a [start, end) span of the body. Sections longer than shared.text.chunking.MAX_UNIT_CHARS are
 split at paragraph boundaries with a little overlap; a tiny one joins the section before
 it. What could not be split cleanly is reported as a warning; the note still syncs.
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from markdown_it.token import Token
 
 from hub.markdown import parse_body
-from shared.chunking import MAX_UNIT_CHARS, MIN_UNIT_CHARS, split_spans
-from shared.limits import MAX_HEADING_CHARS, MAX_SECTIONS
+from shared.api.limits import MAX_HEADING_CHARS, MAX_SECTIONS
+from shared.text.chunking import MAX_UNIT_CHARS, MIN_UNIT_CHARS, split_spans
 
 # Characters Obsidian does not keep in a heading link ([[Note#Heading]]).
 _LINK_UNSAFE = re.compile(r"\[\[|\]\]|[|^#]")

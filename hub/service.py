@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.protocol import DEFAULT_SYNC_INTERVAL_S
+from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 
 ENV_KEYS = ("SYNC_TOKEN", "CF_ACCESS_CLIENT_ID", "CF_ACCESS_CLIENT_SECRET")
 # The first run waits this long after boot or login, so the network is up.

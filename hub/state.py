@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hub.reading import settled
 from hub.walk import FileStat
-from shared.vault_digest import vault_checksum
+from shared.api.vault_digest import vault_checksum
 
 # 2: vault ids, the Worker's id and stats recorded at read time. A version 1 state was
 # written with stats taken after the run and is reconciled in full once.

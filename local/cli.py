@@ -23,7 +23,7 @@ from local.server import (
     settings_for_bind,
 )
 from local.sqlite_db import SqliteDatabase
-from shared.errors import ConfigError
+from shared.api.errors import ConfigError
 from worker.config import OwnerAuth
 from worker.db import DatabaseError
 from worker.security.redact import install_log_redaction

@@ -24,7 +24,7 @@ past chat"); any other is `question`, the category of a request whose form is un
 chat message that recalled something asked memory for it. A 👎-only case is `generic`, the
 one answerable-looking category §6 lets be empty: recall over-matched its wording.
 
-Questions are grouped by their hash (shared/feedback.py), so the same question asked twice
+Questions are grouped by their hash (shared/rank/feedback.py), so the same question asked twice
 is one case with its latest judgment per document. A question the owner has since forgotten
 is skipped (its text is gone). Note ids are `note:<path>` (§7: single-vault sets).
 """

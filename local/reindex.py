@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from local.semantic.vectors import SqliteVectorIndex, purge_other_sizes
 from local.semantic.wiring import NOTHING_SET_UP, local_embedder
 from local.sqlite_db import SqliteDatabase
-from shared.errors import ConfigError
+from shared.api.errors import ConfigError
 from worker.recall.corpora import VECTOR_CORPORA
 from worker.semantic.indexer import DROP_SQL, index_pending
 from worker.semantic.semantics import Semantics

@@ -11,7 +11,7 @@ from typing import Any
 
 from local.semantic.wiring import SerialScheduler, semantics_or_problem
 from local.sqlite_db import SqliteDatabase
-from shared.errors import ConfigError
+from shared.api.errors import ConfigError
 from worker.app import create_app
 from worker.config import OwnerAuth, Runtime, Settings
 from worker.recall.corpora import VECTOR_CORPORA

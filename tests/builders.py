@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared.candidate import Candidate, Kind, Role
+from shared.rank.candidate import Candidate, Kind, Role
 from tests.conftest import NOW_MS
 
 

@@ -14,8 +14,8 @@ import pytest
 from local.migrate import migrate
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from shared.sync_payload import NoteUpsert, SyncBatch, SyncResult
-from shared.units import MS_PER_DAY
+from shared.api.sync_payload import NoteUpsert, SyncBatch, SyncResult
+from shared.time.durations import MS_PER_DAY
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.db import Database

@@ -1,5 +1,5 @@
 """The README's `/api/search` documentation against the wire model it describes: the
-hit-field table and the example hit name exactly the fields of `shared.wire.SearchHit`
+hit-field table and the example hit name exactly the fields of `shared.api.wire.SearchHit`
 (issue 10: "/api/search returns only documented fields, and the README's API table
 documents them all")."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from shared.wire import SearchHit
+from shared.api.wire import SearchHit
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount
 
-from shared.errors import MalloryError
+from shared.api.errors import MalloryError
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
 from worker.routes import chat, conversations, feedback, manage, openapi, search, status, vault

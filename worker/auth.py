@@ -11,8 +11,8 @@ from __future__ import annotations
 import hmac
 from collections.abc import Mapping, Sequence
 
-from shared.errors import Forbidden, Unauthorized
-from shared.limits import MAX_SYNC_BODY_BYTES, check_declared_size
+from shared.api.errors import Forbidden, Unauthorized
+from shared.api.limits import MAX_SYNC_BODY_BYTES, check_declared_size
 
 SCHEME = "bearer "
 

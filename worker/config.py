@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from shared.protocol import DEFAULT_SYNC_INTERVAL_S
+from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 from worker.db import Database
 from worker.recall.modes import DEFAULT_WITH_EMBEDDER, RetrievalMode
 from worker.semantic.semantics import Semantics, from_bindings
@@ -74,7 +74,7 @@ class Settings:
     retrieval_mode: str = ""
     # OWNER_TIMEZONE: the IANA zone time words are read in ("yesterday" starts at the
     # owner's midnight); "": the zone the client sends with each message, else UTC
-    # (shared/owner_time.py).
+    # (shared/time/zones.py).
     owner_timezone: str = ""
 
     @property

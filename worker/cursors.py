@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from shared.errors import BadRequest
-from shared.units import MAX_SAFE_INTEGER
+from shared.api.errors import BadRequest
+from shared.api.limits import MAX_SAFE_INTEGER
 
 # `<updated_at ms>.<conversation id>`, as list_conversations returns in next_before.
 _CONVERSATION_CURSOR = re.compile(r"([0-9]{1,16})\.([A-Za-z0-9_\-]{1,100})")

@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 from workers import Response, WorkerEntrypoint  # type: ignore[import-not-found]
 
-from shared.errors import MalloryError
+from shared.api.errors import MalloryError
 from worker.app import app
 from worker.config import Settings
 from worker.security.headers import SECURITY_HEADERS

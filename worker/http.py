@@ -10,8 +10,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from shared.errors import BadRequest, MalloryError, PayloadTooLarge, error_body
-from shared.limits import check_declared_size
+from shared.api.errors import BadRequest, MalloryError, PayloadTooLarge, error_body
+from shared.api.limits import check_declared_size
 from worker.config import Runtime, Settings
 from worker.db import DatabaseError
 

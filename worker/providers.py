@@ -15,10 +15,10 @@ from typing import Any, Protocol
 
 import httpx
 
-from shared.dialogue import dialogue_act
-from shared.errors import MalloryError, QueryTooLong, UpstreamError
-from shared.query import Mode, build_query
-from shared.wire import Source
+from shared.api.errors import MalloryError, QueryTooLong, UpstreamError
+from shared.api.wire import Source
+from shared.text.dialogue import dialogue_act
+from shared.text.sanitiser import Mode, build_query
 from worker.config import Runtime
 from worker.persona import NO_RECALL, PERSONA
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfoNotFoundError
 
-from shared.errors import ConfigError
-from shared.owner_time import load_zone, zone_data_available
+from shared.api.errors import ConfigError
+from shared.time.zones import load_zone, zone_data_available
 
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+"
                        r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
@@ -71,7 +71,7 @@ class Reader:
 
     def time_zone(self, name: str) -> str:
         """An IANA time zone name, checked against the zone data when there is any (on a
-        platform without it every zone is UTC: shared/owner_time.py)."""
+        platform without it every zone is UTC: shared/time/zones.py)."""
         raw = self.text(name)
         if raw and zone_data_available():
             try:

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from shared.bundles import with_partners
-from shared.errors import UpstreamError
-from shared.owner_requests import ChatRequest
-from shared.owner_time import pick_zone
-from shared.recall_block import Injected
-from shared.recall_policy import AUTOMATIC
-from shared.sources import guard_citations
+from shared.api.errors import UpstreamError
+from shared.api.owner_requests import ChatRequest
+from shared.block.citations import guard_citations
+from shared.block.envelope import Injected
+from shared.knowledge.bundles import with_partners
+from shared.rank.policy import AUTOMATIC
+from shared.time.zones import pick_zone
 from worker.config import Runtime
 from worker.providers import Prompt, provider_for
 from worker.recall.automatic import automatic_recall

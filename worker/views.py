@@ -8,14 +8,14 @@ from datetime import UTC, datetime
 from re import Pattern
 from typing import Any
 
-from shared.candidate import Candidate
-from shared.labels import standing_label
-from shared.matching import highlighter
-from shared.protocol import STALE_AFTER_INTERVALS
-from shared.recall_block import Injected
-from shared.snippets import SEARCH_SNIPPET_CHARS, make_snippet
-from shared.units import MS_PER_DAY, MS_PER_SECOND
-from shared.wire import SearchHit, Source
+from shared.api.protocol import STALE_AFTER_INTERVALS
+from shared.api.wire import SearchHit, Source
+from shared.block.envelope import Injected
+from shared.knowledge.labels import standing_label
+from shared.rank.candidate import Candidate
+from shared.text.matcher import highlighter
+from shared.text.snippets import SEARCH_SNIPPET_CHARS, make_snippet
+from shared.time.durations import MS_PER_DAY, MS_PER_SECOND
 from worker.config import Settings
 from worker.recall.explicit import ExplicitResult
 from worker.recall.timeframe import TimeScope
@@ -25,7 +25,7 @@ from worker.store.feedback import Recorded
 from worker.store.forget import Forgotten
 from worker.store.vaults import Contact, Vault
 
-# A hit at least this recent (its recency multiplier, shared.ranking) says so in reasons.
+# A hit at least this recent (its recency multiplier, shared.rank.scoring) says so in reasons.
 RECENT_BOOST = 1.05
 
 

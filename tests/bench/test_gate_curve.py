@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench import gate_curve, relevance
-from shared.recall_policy import AUTOMATIC
+from shared.rank.policy import AUTOMATIC
 from tests.conftest import ROOT
 
 SET = ROOT / "bench" / "sets" / "regression"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bench.standing import CONSTANTS, print_table, run, variants
-from shared.recall_policy import NEUTRAL, STANDING
+from shared.rank.policy import NEUTRAL, STANDING
 from tests.conftest import ROOT
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.waste import context_waste, quoted_lines, wasted_chars
-from shared.recall_block import build_recall_block
+from shared.block.envelope import build_recall_block
 from tests.builders import candidate
 
 SHARED = "select the contact in the list of contacts then press the button"  # 12 words

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from local.migrate import MIGRATIONS_DIR, migrate
-from shared.matching import highlighter
-from shared.query import Mode, build_query
-from shared.snippets import make_snippet
-from shared.wire import Source
+from shared.api.wire import Source
+from shared.text.matcher import highlighter
+from shared.text.sanitiser import Mode, build_query
+from shared.text.snippets import make_snippet
 from tests.conftest import NOW_MS, note, store_notes
 from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
 from worker.recall import lexical

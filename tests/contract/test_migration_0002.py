@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from local.migrate import MIGRATIONS_DIR, migrate
-from shared.errors import VaultNameTaken
-from shared.vault_digest import vault_checksum
+from shared.api.errors import VaultNameTaken
+from shared.api.vault_digest import vault_checksum
 from tests.conftest import NOW_MS, note, store_notes
 from worker.db import Database, QueryError
 from worker.recall.explicit import search

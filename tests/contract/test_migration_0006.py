@@ -11,8 +11,8 @@ import pytest
 
 from hub.notes import section_spans
 from local.migrate import migrate
-from shared.query import Mode, build_query
-from shared.relations import RelationEdge
+from shared.knowledge.relations import RelationEdge
+from shared.text.sanitiser import Mode, build_query
 from tests.builders import candidate
 from tests.conftest import NOW_MS, note, store_notes
 from tests.contract.history import migrations_before

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.errors import VaultNameTaken
+from shared.api.errors import VaultNameTaken
 from tests.conftest import LIFE_ID, NOW_MS
 from worker.db import Database
 from worker.store import vaults

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from local.thread_server import RunningServer, running_server
-from shared.sync_payload import NoteUpsert
+from shared.api.sync_payload import NoteUpsert
 from tests.conftest import ROOT, note
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

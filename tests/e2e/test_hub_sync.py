@@ -22,8 +22,8 @@ from hub.sync import Syncer
 from local.migrate import MIGRATIONS_DIR, migrate
 from local.sqlite_db import SqliteDatabase
 from local.thread_server import RunningServer, run_coroutine, running_server
-from shared.limits import MAX_NOTE_BODY_BYTES
-from shared.units import MS_PER_DAY
+from shared.api.limits import MAX_NOTE_BODY_BYTES
+from shared.time.durations import MS_PER_DAY
 from tests.conftest import ROOT
 from tests.e2e.hubs import APPLIED, Hook, vault_notes, worker_notes
 

@@ -139,7 +139,7 @@ def test_automatic_recall_reports_the_mode_it_ran(serve) -> None:
 
 def test_automatic_recall_bridges_a_paraphrase_through_the_cosine_bar(serve) -> None:
     """No word of the question is in the refund note: the lexical gate has no evidence,
-    the calibrated cosine bar (shared.recall_policy.COSINE_BARS) has (MiniLM: 0.55)."""
+    the calibrated cosine bar (shared.rank.policy.COSINE_BARS) has (MiniLM: 0.55)."""
     for mode, sources in (("lexical", []), ("adaptive", [REFUND])):
         server = serve(mode)
         chat = httpx.post(f"{server.url}/api/chat",

@@ -20,7 +20,7 @@ import respx
 
 from local.server import settings_for_bind
 from local.thread_server import RunningServer, running_server
-from shared.recall_block import CLOSE, OPEN
+from shared.block.envelope import CLOSE, OPEN
 from tests.e2e import long_note
 from tests.e2e.hubs import run_hub, write
 from worker.config import Settings

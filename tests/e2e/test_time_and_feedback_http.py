@@ -21,7 +21,7 @@ import pytest
 from hub.client import WorkerClient
 from hub.sync import Syncer
 from local.thread_server import RunningServer, running_server
-from shared.feedback import FEEDBACK_MAX, FEEDBACK_STEP
+from shared.rank.feedback import FEEDBACK_MAX, FEEDBACK_STEP
 
 ROME = {"client": "mallory-web", "version": "test", "timezone": "Europe/Rome",
         "locale": "en-GB"}

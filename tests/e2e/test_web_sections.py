@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from hub.notes import parse_note
 from local.thread_server import RunningServer
-from shared.sync_payload import NoteUpsert
+from shared.api.sync_payload import NoteUpsert
 from tests.conftest import NOW_MS, ROOT
 from tests.e2e import long_note
 from tests.e2e.conftest import shot, sync_notes

@@ -9,7 +9,7 @@ import pytest
 from hub.markdown import body_tags, frontmatter_split, h1_title, parse_body
 from hub.notes import Rejection, parse_note, split_frontmatter
 from hub.state import PARSER_VERSION
-from shared.sync_payload import NoteUpsert
+from shared.api.sync_payload import NoteUpsert
 
 
 def parse(text: str) -> NoteUpsert:

@@ -10,8 +10,8 @@ import pytest
 from hub.notes import Rejection, parse_note
 from hub.reading import Page, read_page
 from hub.walk import walk_vault
-from shared.limits import MAX_NOTE_BODY_BYTES
-from shared.sync_payload import NoteUpsert
+from shared.api.limits import MAX_NOTE_BODY_BYTES
+from shared.api.sync_payload import NoteUpsert
 from tests.conftest import ROOT
 
 MTIME = 1_700_000_000_000

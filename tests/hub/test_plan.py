@@ -10,9 +10,9 @@ from hub.plan import Run, make_batches, plan_changes
 from hub.reading import RACY_NS
 from hub.state import PARSER_VERSION, UNKNOWN, Entry, State
 from hub.walk import walk_vault
-from shared.limits import MAX_BATCH_ITEMS
-from shared.protocol import SECTIONS_VERSION
-from shared.sync_payload import SyncBatch
+from shared.api.limits import MAX_BATCH_ITEMS
+from shared.api.protocol import SECTIONS_VERSION
+from shared.api.sync_payload import SyncBatch
 
 NOW = 1_780_000_000_000
 RUN = Run("0a0b0c0d-0000-4000-8000-000000000001", "Vault", 7)

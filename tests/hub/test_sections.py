@@ -4,8 +4,8 @@ reported."""
 from __future__ import annotations
 
 from hub.sections import heading_anchor, sections_of
-from shared.chunking import MAX_UNIT_CHARS
-from shared.limits import MAX_HEADING_CHARS
+from shared.api.limits import MAX_HEADING_CHARS
+from shared.text.chunking import MAX_UNIT_CHARS
 
 PARA = "Some words about it. " * 15  # ~315 characters
 

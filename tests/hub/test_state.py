@@ -18,7 +18,7 @@ from hub.state import (
     reconciled,
     save_state,
 )
-from shared.vault_digest import vault_checksum
+from shared.api.vault_digest import vault_checksum
 
 
 def test_state_round_trips(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from local.cli import main
 from local.migrate import migrate
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from shared.sync_payload import NoteUpsert
-from shared.wire import Source
+from shared.api.sync_payload import NoteUpsert
+from shared.api.wire import Source
 from tests.conftest import BASE_URL, NOW_MS, TOKEN, Clock, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings

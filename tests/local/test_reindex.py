@@ -18,7 +18,7 @@ from hub.notes import parse_note
 from local.migrate import migrate
 from local.semantic.vector_sql import TABLE
 from local.sqlite_db import SqliteDatabase
-from shared.sync_payload import NoteUpsert
+from shared.api.sync_payload import NoteUpsert
 from tests.conftest import NOW_MS, store_notes
 from worker.recall.explicit import search
 from worker.store import chats

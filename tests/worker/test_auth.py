@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.errors import Forbidden, PayloadTooLarge, Unauthorized
-from shared.limits import MAX_SYNC_BODY_BYTES
+from shared.api.errors import Forbidden, PayloadTooLarge, Unauthorized
+from shared.api.limits import MAX_SYNC_BODY_BYTES
 from worker.auth import precheck_hub_request
 
 TOKENS = ("current", "next")

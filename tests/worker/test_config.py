@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.errors import ConfigError
-from shared.protocol import DEFAULT_SYNC_INTERVAL_S
+from shared.api.errors import ConfigError
+from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 from worker.config import OwnerAuth, Runtime, Settings
 
 
@@ -110,8 +110,8 @@ def test_owner_timezone_is_an_iana_zone() -> None:
 
 
 def test_owner_timezone_is_kept_on_a_platform_without_zone_data(monkeypatch) -> None:
-    import shared.owner_time as owner_time
+    import shared.time.zones as owner_time
 
     monkeypatch.setattr(owner_time, "available_timezones", set)
-    # Unchecked (every zone is UTC there, shared/owner_time.py); it works once data is there.
+    # Unchecked (every zone is UTC there, shared/time/zones.py); it works once data is there.
     assert Settings.from_mapping({"OWNER_TIMEZONE": "CEST"}).owner_timezone == "CEST"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.errors import MalloryError, UpstreamError
-from shared.wire import Source
+from shared.api.errors import MalloryError, UpstreamError
+from shared.api.wire import Source
 from worker.config import Runtime, Settings
 from worker.providers import OfflineResponder, Prompt, WorkersAI, provider_for
 

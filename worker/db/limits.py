@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from shared.units import MAX_SAFE_INTEGER
+from shared.api.limits import MAX_SAFE_INTEGER
 from worker.db.errors import DatabaseError, LimitExceeded
 from worker.db.port import MAX_BOUND_PARAMETERS, MAX_STATEMENT_BYTES, MAX_VALUE_BYTES, Value
 

@@ -5,7 +5,7 @@ What a route answers beyond its own errors follows from facts the app already ho
 its class (worker/security/routes.classify: owner, hub or login), whether it changes state
 (CSRF and media-type checks), whether it is rate-limited (worker/security/ratelimit), and
 whether it takes a body, a path id or query parameters. Every error has the one shape
-`{error: {code, message, details?}}` (shared/errors.py).
+`{error: {code, message, details?}}` (shared/api/errors.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from shared.wire import ErrorResponse
+from shared.api.wire import ErrorResponse
 from worker.openapi.operations import JSON, OPERATIONS, Operation
 from worker.security.ratelimit import LIMITED_ROUTES
 from worker.security.routes import STATE_CHANGING, RouteClass, classify

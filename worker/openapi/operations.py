@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from shared.owner_requests import ChatRequest, FeedbackRequest, RenameRequest
-from shared.sync_payload import Heartbeat, SyncBatch, SyncResult
-from shared.wire import (
+from shared.api.owner_requests import ChatRequest, FeedbackRequest, RenameRequest
+from shared.api.sync_payload import Heartbeat, SyncBatch, SyncResult
+from shared.api.wire import (
     ChatResponse,
     Contact,
     ConversationsPage,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from shared.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
-from shared.recall_policy import EXPLICIT, EXPLICIT_MAX_LIMIT
-from shared.units import MAX_SAFE_INTEGER
+from shared.api.limits import MAX_SAFE_INTEGER
+from shared.api.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
+from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from worker.recall.filters import SourceFilter
 from worker.routes.conversations import (
     CONVERSATIONS_MAX_PAGE,

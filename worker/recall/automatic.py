@@ -9,25 +9,18 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 
-from shared.candidate import Candidate
-from shared.dialogue import dialogue_act
-from shared.errors import QueryTooLong
-from shared.feedback import query_hash
-from shared.matching import matched_terms, with_terms
-from shared.owner_time import UTC_ZONE, Zone
-from shared.query import Mode, SearchQuery, build_query
-from shared.recall_block import EXCERPT_CHARS, Injected, build_recall_block
-from shared.recall_policy import (
-    AUTOMATIC,
-    CosineBar,
-    RecallPolicy,
-    cosine_bar,
-    names_only,
-    select,
-)
-from shared.snippets import snip
-from shared.sources import strip_citations
-from shared.standing import stand
+from shared.api.errors import QueryTooLong
+from shared.block.citations import strip_citations
+from shared.block.envelope import EXCERPT_CHARS, Injected, build_recall_block
+from shared.knowledge.standing import stand
+from shared.rank.candidate import Candidate
+from shared.rank.feedback import query_hash
+from shared.rank.policy import AUTOMATIC, CosineBar, RecallPolicy, cosine_bar, names_only, select
+from shared.text.dialogue import dialogue_act
+from shared.text.matcher import matched_terms, with_terms
+from shared.text.sanitiser import Mode, SearchQuery, build_query
+from shared.text.snippets import snip
+from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
@@ -125,7 +118,7 @@ def gate_bar(found: Retrieved, semantics: Semantics | None) -> CosineBar | None:
     """The cosine bar the gate applies to `found`, or None: the lexical gate decides.
 
     Cosines decide only where they carry meaning: not for a query that names its hit
-    exactly, or is made of rare names that a hit holds (shared.recall_policy.names_only;
+    exactly, or is made of rare names that a hit holds (shared.rank.policy.names_only;
     words memory has never seen are rare too, but name nothing).
 
     Terms are matched only where they are read: here when the query is made of names,

@@ -13,13 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from shared.blocks import best_block
-from shared.candidate import Candidate, Kind
-from shared.knowledge import MESSAGE_ROLE, normal_status, role_of
-from shared.matching import matched_terms
-from shared.query import Term
-from shared.sources import message_href, note_href, shorten
-from shared.sync_payload import PATH_SEPARATOR
+from shared.api.sync_payload import PATH_SEPARATOR
+from shared.block.citations import message_href, note_href, shorten
+from shared.knowledge.roles import MESSAGE_ROLE, normal_status, role_of
+from shared.rank.candidate import Candidate, Kind
+from shared.text.block_ids import best_block
+from shared.text.matcher import matched_terms
+from shared.text.sanitiser import Term
 from worker.db.port import Value
 from worker.recall.filters import Filters
 from worker.semantic import units as vectors

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from shared.candidate import Candidate
-from shared.matching import with_terms
-from shared.owner_time import UTC_ZONE, Zone
-from shared.query import Mode, SearchQuery, Term, build_query
-from shared.recall_policy import EXPLICIT, RecallPolicy, select
-from shared.standing import stand
+from shared.knowledge.standing import stand
+from shared.rank.candidate import Candidate
+from shared.rank.policy import EXPLICIT, RecallPolicy, select
+from shared.text.matcher import with_terms
+from shared.text.sanitiser import Mode, SearchQuery, Term, build_query
+from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters, SourceFilter

@@ -1,4 +1,4 @@
-"""The owner's feedback applied to retrieved candidates (shared/feedback.py): one D1 read
+"""The owner's feedback applied to retrieved candidates (shared/rank/feedback.py): one D1 read
 for the judgments of every candidate document, after retrieval and before the gate.
 
 - Each candidate gets its document's bounded, decaying delta (`Candidate.feedback`,
@@ -15,8 +15,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from shared.candidate import Candidate
-from shared.feedback import Vote, delta
+from shared.rank.candidate import Candidate
+from shared.rank.feedback import Vote, delta
 from worker.db import Database
 from worker.recall.corpora import BY_KIND, CORPORA
 from worker.store import feedback as store

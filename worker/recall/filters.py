@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from shared.owner_time import TimeWindow
+from shared.time.zones import TimeWindow
 
 SourceFilter = Literal["all", "notes", "messages"]
 SOURCES: tuple[SourceFilter, ...] = ("all", "notes", "messages")

@@ -1,15 +1,15 @@
 """The lexical retriever: BM25 over every searched corpus's FTS index, as candidates on
-one relevance scale (shared.ranking), with the typo step when the query needs it."""
+one relevance scale (shared.rank.scoring), with the typo step when the query needs it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from shared.candidate import Candidate
-from shared.matching import matched_terms
-from shared.query import SearchQuery
-from shared.ranking import recency_boost, relevance
+from shared.rank.candidate import Candidate
+from shared.rank.scoring import recency_boost, relevance
+from shared.text.matcher import matched_terms
+from shared.text.sanitiser import SearchQuery
 from worker.db import Database
 from worker.recall import typo
 from worker.recall.corpora import CORPORA, Corpus, Row, Scoring

@@ -1,8 +1,8 @@
 """Retrieval modes (seed 000's semantics), chosen by RETRIEVAL_MODE:
 
     lexical   FTS5 only; never loads a model
-    hybrid    lexical and vector lists fused by reciprocal rank (shared.fusion.fuse)
-    adaptive  the lists blended by score (shared.fusion.blend), except that an exact
+    hybrid    lexical and vector lists fused by reciprocal rank (shared.rank.fusion.fuse)
+    adaptive  the lists blended by score (shared.rank.fusion.blend), except that an exact
               title, alias or identifier match keeps the lexical order (the strong
               lexical signal), and an uncertain list — low top-2 margin, little
               lexical/vector agreement, or a question — is reranked
@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from shared.candidate import Candidate
-from shared.fusion import blend, fuse
-from shared.query import SearchQuery
-from shared.text import fold
+from shared.rank.candidate import Candidate
+from shared.rank.fusion import blend, fuse
+from shared.text.sanitiser import SearchQuery
+from shared.text.tokenizer import fold
 from worker.db import Database
 from worker.recall import lexical, vector
 from worker.recall.filters import Filters

@@ -2,7 +2,7 @@
 batch. No database is needed to plan, and tests pin the SQL text it produces.
 
 Per searched corpus: the ranked FTS rows, and the document frequency of every query stem
-from the corpus's fts5vocab table (for the relevance ceiling, shared.ranking). Once: the
+from the corpus's fts5vocab table (for the relevance ceiling, shared.rank.scoring). Once: the
 corpus sizes. A query can hold more distinct stems than D1 binds parameters (100): the
 vocabulary lookups are chunked, so any query within the length limit plans to valid SQL.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.query import SearchQuery
+from shared.text.sanitiser import SearchQuery
 from worker.db.port import MAX_BOUND_PARAMETERS, Value
 from worker.recall.corpora import CORPORA, Corpus
 from worker.recall.filters import Filters

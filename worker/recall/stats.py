@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from shared.query import SearchQuery, Term
-from shared.ranking import forgiven_terms, idf, query_ceiling, term_df
+from shared.rank.scoring import forgiven_terms, idf, query_ceiling, term_df
+from shared.text.sanitiser import SearchQuery, Term
 from worker.recall.run import Rows
 
 
@@ -61,8 +61,8 @@ def self_match_correction(matched: Sequence[Term], clean: CorpusStats, raw: Corp
 
 
 def ceilings(query: SearchQuery, stats: Stats) -> dict[str, float]:
-    """Per corpus, the most this query can score there (shared.ranking.query_ceiling). A
-    word is unseen when no searched corpus holds it (shared.ranking.forgiven_terms)."""
+    """Per corpus, the most this query can score there (shared.rank.scoring.query_ceiling). A
+    word is unseen when no searched corpus holds it (shared.rank.scoring.forgiven_terms)."""
     def known(term: Term) -> bool:
         return any(all(s.df.get(stem, 0) > 0 for stem in term.stems) for s in stats.values())
 

@@ -1,7 +1,7 @@
 """Time-aware recall: a query that names a time is searched within that time.
 
 "what did I write last week about the boiler" → the span of days "last week" in the
-owner's zone (shared/temporal.py, shared/owner_time.py) → the terms without the time words
+owner's zone (shared/time/expressions.py, shared/time/zones.py) → the terms without the time words
 ("boiler") → a search restricted, before FTS5's LIMIT, to notes dated and messages written
 in that window (worker/recall/corpora.py). A query that names only a time lists the window
 (worker/recall/timeline.py).
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from shared.owner_time import TimeWindow, Zone, local_date, window
-from shared.query import Mode, SearchQuery, Term, build_query
-from shared.stopwords import TIME_META
-from shared.temporal import parse_time
-from shared.text import normalize_query, tokens
+from shared.text.sanitiser import Mode, SearchQuery, Term, build_query
+from shared.text.stopwords import TIME_META
+from shared.text.tokenizer import normalize_query, tokens
+from shared.time.expressions import parse_time
+from shared.time.zones import TimeWindow, Zone, local_date, window
 from worker.db import Database
 from worker.recall import lexical, timeline
 from worker.recall.filters import Filters

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from shared.candidate import Candidate
-from shared.ranking import recency_boost
+from shared.rank.candidate import Candidate
+from shared.rank.scoring import recency_boost
 from worker.db import Database
 from worker.db.port import Value
 from worker.recall.corpora import BY_NAME, Corpus, Scoring

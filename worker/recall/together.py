@@ -1,7 +1,7 @@
 """Contradictions together, the D1 side: for the notes automatic recall chose, their
-effective conflict relations (shared.relations CONFLICT_TYPES, declared by either note,
+effective conflict relations (shared.knowledge.relations CONFLICT_TYPES, declared by either note,
 body-linked, target present) and each note at either end as a candidate, in one D1 batch
-(one round trip). shared/bundles.py then places the partners beside their seeds.
+(one round trip). shared/knowledge/bundles.py then places the partners beside their seeds.
 
 A partner that retrieval already found keeps its own candidate (its best section);
 another is read here: its section that best matches the query (else its first), scored
@@ -15,13 +15,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.bundles import Edge, together
-from shared.candidate import Candidate
-from shared.query import SearchQuery
-from shared.ranking import recency_boost
-from shared.recall_policy import RecallPolicy
-from shared.relations import CONFLICT_TYPES
-from shared.standing import stand
+from shared.knowledge.bundles import Edge, together
+from shared.knowledge.relations import CONFLICT_TYPES
+from shared.knowledge.standing import stand
+from shared.rank.candidate import Candidate
+from shared.rank.policy import RecallPolicy
+from shared.rank.scoring import recency_boost
+from shared.text.sanitiser import SearchQuery
 from worker.db import Database
 from worker.recall.corpora import NOTES, Scoring
 from worker.store.relations_sql import EDGES_SQL, partners_sql
@@ -69,7 +69,7 @@ async def neighbourhood(db: Database, seeds: Sequence[Candidate], query: SearchQ
 async def with_competitors(db: Database, chosen: list[Candidate],
                            retrieved: Sequence[Candidate], query: SearchQuery,
                            policy: RecallPolicy, now_ms: int) -> list[Candidate]:
-    """The chosen hits with their conflict partners beside them (shared/bundles.py)."""
+    """The chosen hits with their conflict partners beside them (shared/knowledge/bundles.py)."""
     if not policy.together or not any(c.related for c in chosen):
         return chosen
     found = await neighbourhood(db, chosen, query, now_ms)

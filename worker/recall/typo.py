@@ -2,7 +2,7 @@
 vocabulary (one extra D1 round trip, paid only by such queries), and the corrected query.
 
 Two kinds of suspect, as a spelling suggester treats them:
-- a word no document holds is replaced by its closest vocabulary term (shared.fuzzy);
+- a word no document holds is replaced by its closest vocabulary term (shared.text.spelling);
 - a rare word (in at most RARE_MAX_DOCS documents) that sits one or two edits from a far
   more frequent term is kept AND searched with that term. Without this, one stored
   misspelling ("sourdoguh" typed once in a chat) made the word "exist" for good and it
@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from shared.fuzzy import (
+from shared.text.porter import stem
+from shared.text.sanitiser import SearchQuery, Term
+from shared.text.spelling import (
     MAX_CANDIDATES,
     MAX_CORRECTIONS,
     SHORT_QUERY_TERMS,
@@ -27,8 +29,6 @@ from shared.fuzzy import (
     prefix_range,
     worth_correcting,
 )
-from shared.query import SearchQuery, Term
-from shared.stem import stem
 from worker.db import Database
 from worker.recall.corpora import BY_NAME
 from worker.recall.plan import Planned

@@ -11,9 +11,9 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 
-from shared.candidate import Candidate
-from shared.query import SearchQuery
-from shared.ranking import recency_boost
+from shared.rank.candidate import Candidate
+from shared.rank.scoring import recency_boost
+from shared.text.sanitiser import SearchQuery
 from worker.db import Database
 from worker.recall.corpora import CORPORA, Scoring
 from worker.recall.filters import Filters

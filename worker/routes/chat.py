@@ -6,9 +6,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from shared.json_body import parse_json_model
-from shared.limits import MAX_CHAT_BODY_BYTES
-from shared.owner_requests import ChatRequest
+from shared.api.body import parse_json_model
+from shared.api.limits import MAX_CHAT_BODY_BYTES
+from shared.api.owner_requests import ChatRequest
 from worker.http import json_ok, read_body, runtime
 from worker.turn import chat_turn
 

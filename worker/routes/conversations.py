@@ -6,7 +6,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from shared.units import MAX_SAFE_INTEGER
+from shared.api.limits import MAX_SAFE_INTEGER
 from worker.cursors import parse_conversation_cursor
 from worker.http import int_param, json_ok, runtime
 from worker.store import chats

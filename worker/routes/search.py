@@ -12,9 +12,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from shared.errors import BadRequest
-from shared.owner_time import load_zone, pick_zone
-from shared.recall_policy import EXPLICIT, EXPLICIT_MAX_LIMIT
+from shared.api.errors import BadRequest
+from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
+from shared.time.zones import load_zone, pick_zone
 from worker.http import int_param, json_ok, runtime
 from worker.recall.explicit import search as explicit_search
 from worker.recall.filters import SOURCES

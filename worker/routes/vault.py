@@ -7,12 +7,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from shared.errors import BadRequest, NotFound
-from shared.fields import check_vault_id
-from shared.json_body import parse_json_model
-from shared.limits import MAX_HEARTBEAT_BODY_BYTES, MAX_SYNC_BODY_BYTES
-from shared.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
-from shared.sync_payload import Heartbeat, parse_sync_batch
+from shared.api.body import parse_json_model
+from shared.api.errors import BadRequest, NotFound
+from shared.api.fields import check_vault_id
+from shared.api.limits import MAX_HEARTBEAT_BODY_BYTES, MAX_SYNC_BODY_BYTES
+from shared.api.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
+from shared.api.sync_payload import Heartbeat, parse_sync_batch
 from worker.auth import check_sync_auth
 from worker.http import int_param, json_ok, read_body, runtime
 from worker.semantic.scheduling import index_now, schedule_indexing

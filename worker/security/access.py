@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import jwt
 
-from shared.errors import Forbidden, ServiceUnavailable, Unauthorized
+from shared.api.errors import Forbidden, ServiceUnavailable, Unauthorized
 from worker.config import AccessConfig
 
 log = logging.getLogger("mallory.access")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from shared.errors import Forbidden, UnsupportedMediaType
+from shared.api.errors import Forbidden, UnsupportedMediaType
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from shared.errors import MisdirectedRequest
+from shared.api.errors import MisdirectedRequest
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 ANY_HOST = "*"

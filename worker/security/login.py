@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
-from shared.errors import NotFound
+from shared.api.errors import NotFound
 from worker.config import OwnerAuth
 from worker.http import read_body, settings_of
 from worker.security.owner import OWNER_COOKIE, cookie_value, token_matches

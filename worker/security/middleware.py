@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.datastructures import Headers
 
-from shared.errors import MalloryError
+from shared.api.errors import MalloryError
 from worker.config import Settings
 from worker.http import error_response, settings_of
 from worker.security import csrf, ratelimit

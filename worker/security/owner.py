@@ -7,7 +7,7 @@ import hashlib
 import hmac
 from collections.abc import Mapping
 
-from shared.errors import Forbidden, Unauthorized
+from shared.api.errors import Forbidden, Unauthorized
 from worker.config import OwnerAuth, Settings
 from worker.security.access import HEADER as ACCESS_HEADER
 from worker.security.access import JWKS, MISSING_JWT, JwksCache, verify_access_jwt

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from shared.errors import BadRequest
+from shared.api.errors import BadRequest
 
 MAX_PATH_CHARS = 2_048
 # Decoding repeats until the path stops changing, so a double-encoded `%2576` cannot

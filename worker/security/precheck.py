@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from shared.limits import MAX_OWNER_BODY_BYTES, check_declared_size
+from shared.api.limits import MAX_OWNER_BODY_BYTES, check_declared_size
 from worker.auth import precheck_hub_request
 from worker.config import Settings
 from worker.security.login import MAX_LOGIN_BODY_BYTES

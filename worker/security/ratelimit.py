@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from shared.errors import TooManyRequests
+from shared.api.errors import TooManyRequests
 from worker.config import Settings
 from worker.security.routes import LOGIN_PATH
 

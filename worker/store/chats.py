@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.errors import NotFound
-from shared.sources import shorten, with_vault
-from shared.units import MAX_SAFE_INTEGER
-from shared.wire import Source
+from shared.api.errors import NotFound
+from shared.api.limits import MAX_SAFE_INTEGER
+from shared.api.wire import Source
+from shared.block.citations import shorten, with_vault
 from worker.db import Database, Statement
 from worker.store.units import unit_statements
 

@@ -2,7 +2,7 @@
 
 When an answer is stored, the notes it cites are recorded with the excerpt it was shown
 (`record_statements`, in the answer's own D1 batch). When a sync batch deletes a cited
-note, or edits it so that the excerpt no longer appears (shared/withdrawal.py), the
+note, or edits it so that the excerpt no longer appears (shared/block/withdrawal.py), the
 answers citing it are marked withdrawn in the sync's D1 batch (`withdrawal_statements`):
 they stay in the history and are never recalled again (worker/recall/corpora.py). Every
 statement checks the note's state after the batch's own writes, so a write refused as
@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.sync_payload import NoteDelete, NoteUpsert
-from shared.withdrawal import still_quoted
+from shared.api.sync_payload import NoteDelete, NoteUpsert
+from shared.block.withdrawal import still_quoted
 from worker.db import Database, Statement
 from worker.store.units import withdrawn_unit_statements
 

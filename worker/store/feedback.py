@@ -4,7 +4,7 @@ reading judgments back for ranking (worker/recall/feedback.py) and for export.
 A judgment names an answer and a source number; the store resolves it to the document the
 source is — a note by the citation the answer recorded (worker/store/citations.py), a
 message by its id — and to the owner's question the answer replied to, whose text is
-hashed (shared/feedback.py) and never stored. Anything that does not resolve is refused
+hashed (shared/rank/feedback.py) and never stored. Anything that does not resolve is refused
 before a row is written; a repeated judgment of the same source replaces the earlier one.
 """
 
@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from shared.errors import Conflict, InvalidPayload, NotFound
-from shared.feedback import Judgment, query_hash
-from shared.wire import Source
+from shared.api.errors import Conflict, InvalidPayload, NotFound
+from shared.api.wire import Source
+from shared.rank.feedback import Judgment, query_hash
 from worker.db import ConstraintError, Database
 
 # The judged answer, its sources and the owner's message it replied to.

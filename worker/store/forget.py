@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from shared.errors import NotFound
-from shared.sources import shorten
+from shared.api.errors import NotFound
+from shared.block.citations import shorten
 from worker.db import Database
 from worker.store import quotes
 from worker.store.chats import TITLE_CHARS, get_message

@@ -9,14 +9,14 @@ A batch is applied in one D1 batch (one transaction): all of it or none of it.
   run has written or deleted the path (note.seq and tombstone.seq ≤ its seq); a delete
   applies when no later run has written the path. A restored file with its old mtime is
   a later run's upsert and comes back; a delayed batch of an earlier run never overrides.
-- A note's dates (shared/note_dates.py) go in `dates`; triggers index them (0007).
+- A note's dates (shared/time/note_dates.py) go in `dates`; triggers index them (0007).
 - Deletes remove the row; the FTS triggers remove it from the index. Answers that cited a
   deleted note, or a note edited so that the cited excerpt is gone, are withdrawn in the
   same D1 batch (worker/store/citations.py).
 - Relations travel with their note (JSON); triggers keep the adjacency table in step
   (migrations/0006): a deleted or renamed note takes its edges with it, and edges that
   point at it are resolved when read, so they lapse with it and return with it.
-- Statuses are stored as shared.knowledge knows them: an unknown one is none.
+- Statuses are stored as shared.knowledge.roles knows them: an unknown one is none.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from shared.errors import Conflict, InvalidPayload
-from shared.knowledge import normal_status
-from shared.note_dates import dates_json
-from shared.sync_payload import NoteDelete, NoteUpsert, SyncBatch, SyncResult
-from shared.vault_digest import note_digest
+from shared.api.errors import Conflict, InvalidPayload
+from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch, SyncResult
+from shared.api.vault_digest import note_digest
+from shared.knowledge.roles import normal_status
+from shared.time.note_dates import dates_json
 from worker.db import ConstraintError, Database, Statement
 from worker.store import citations, vaults
 

@@ -48,7 +48,7 @@ def notes_search_sql(columns: Mapping[str, float]) -> str:
     bm25() scale ranks them together; the vault filter is applied before the LIMIT, so a
     vault's hits are never crowded out by another's. No snippet() here: it re-runs the
     MATCH per row and tokenizes the whole column, which cost more than the ranking itself
-    (bench.latency); shared.snippets cuts snippets for the final hits."""
+    (bench.latency); shared.text.snippets cuts snippets for the final hits."""
     return f"""
 WITH ranked AS (
     SELECT rowid AS rid, bm25(note_sections_fts, {weights_sql(columns)}) AS bm25

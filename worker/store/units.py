@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from shared.chunking import MAX_UNIT_CHARS, split_text
-from shared.sources import strip_citations
+from shared.block.citations import strip_citations
+from shared.text.chunking import MAX_UNIT_CHARS, split_text
 from worker.db import Database, Statement
 
 # Unit ids are made in Python, never by `?part || …` in SQL: D1 may bind a JS number as

@@ -19,8 +19,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from shared.errors import Conflict, VaultNameTaken
-from shared.vault_digest import note_digest
+from shared.api.errors import Conflict, VaultNameTaken
+from shared.api.vault_digest import note_digest
 from worker.db import Database
 
 WORKER_ID_SQL = "SELECT id FROM worker_identity WHERE singleton = 1"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.query import Mode, build_query
+from shared.text.sanitiser import Mode, build_query
 from worker.recall.corpora import (
     BY_KIND,
     CORPORA,

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.candidate import Candidate
-from shared.feedback import FEEDBACK_STEP, query_hash
-from shared.query import Mode, build_query
-from shared.standing import stand
+from shared.knowledge.standing import stand
+from shared.rank.candidate import Candidate
+from shared.rank.feedback import FEEDBACK_STEP, query_hash
+from shared.text.sanitiser import Mode, build_query
 from tests.builders import candidate
 from tests.conftest import NOW_MS
 from worker.recall.feedback import apply_feedback, documents

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.query import Mode, build_query
+from shared.text.sanitiser import Mode, build_query
 from tests.conftest import NOW_MS, note, store_notes
 from tests.worker.semantic.fake_vectorize import FakeVectorize
 from tests.worker.semantic.fake_workers_ai import RERANKER, FakeWorkersAI, overlap_score

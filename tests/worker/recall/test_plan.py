@@ -7,10 +7,10 @@ import re
 import uuid
 from datetime import date
 
-from shared.owner_time import pick_zone
-from shared.owner_time import window as owner_window
-from shared.query import Mode, build_query
-from shared.temporal import DateSpan
+from shared.text.sanitiser import Mode, build_query
+from shared.time.expressions import DateSpan
+from shared.time.zones import pick_zone
+from shared.time.zones import window as owner_window
 from worker.db.port import MAX_BOUND_PARAMETERS
 from worker.recall.filters import Filters
 from worker.recall.plan import CORPUS_STATS_SQL, plan, vocab_sql

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.query import Term
-from shared.ranking import idf
+from shared.rank.scoring import idf
+from shared.text.sanitiser import Term
 from worker.recall.stats import (
     CorpusStats,
     collect,

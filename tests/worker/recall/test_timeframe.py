@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from local.sqlite_db import SqliteDatabase
-from shared.owner_time import pick_zone
-from shared.query import Mode
+from shared.text.sanitiser import Mode
+from shared.time.zones import pick_zone
 from tests.conftest import NOW_MS, note, store_notes
 from worker.recall.automatic import gated
 from worker.recall.explicit import search

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 
 from local.sqlite_db import SqliteDatabase
-from shared.relations import RelationEdge
+from shared.knowledge.relations import RelationEdge
 from tests.conftest import NOW_MS, note, sync
 from worker.recall.automatic import gated
 from worker.recall.explicit import search

@@ -3,7 +3,7 @@ gets."""
 
 from __future__ import annotations
 
-from shared.query import Mode, build_query
+from shared.text.sanitiser import Mode, build_query
 from worker.recall.typo import RARE_MAX_DOCS, frequent_neighbour, suspects
 
 

@@ -10,7 +10,7 @@ import pytest
 import respx
 
 from local.sqlite_db import SqliteDatabase
-from shared.recall_block import CLOSE, OPEN, REPLY_LEAD
+from shared.block.envelope import CLOSE, OPEN, REPLY_LEAD
 from tests.conftest import DAY_MS, NOW_MS, note, sync
 from worker.config import Runtime
 from worker.persona import PERSONA

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.feedback import FEEDBACK_MAX, FEEDBACK_STEP, query_hash
+from shared.rank.feedback import FEEDBACK_MAX, FEEDBACK_STEP, query_hash
 from tests.conftest import BASE_URL, DAY_MS, NOW_MS, note, sync
 from worker.recall.automatic import candidates
 from worker.store import forget

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.sources import message_href
-from shared.wire import Source
+from shared.api.wire import Source
+from shared.block.citations import message_href
 from tests.conftest import NOW_MS
 from worker.store import chats
 

@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.wire import SearchHit
+from shared.api.wire import SearchHit
 from tests.conftest import DAY_MS, NOW_MS, note, sync
-from tests.shared.test_query import HOSTILE
+from tests.shared.text.test_sanitiser import HOSTILE
 from worker.store import chats
 
 

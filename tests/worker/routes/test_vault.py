@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from local.migrate import MIGRATIONS_DIR
-from shared.limits import MAX_BATCH_ITEMS, MAX_NOTE_BODY_BYTES, MAX_SYNC_BODY_BYTES
-from shared.units import MS_PER_DAY
+from shared.api.limits import MAX_BATCH_ITEMS, MAX_NOTE_BODY_BYTES, MAX_SYNC_BODY_BYTES
+from shared.time.durations import MS_PER_DAY
 from tests.conftest import LIFE_ID, NOW_MS, TOKEN, auth, batch, heartbeat, note, sync
 
 

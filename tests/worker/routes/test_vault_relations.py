@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.relations import RelationEdge
+from shared.knowledge.relations import RelationEdge
 from tests.conftest import NOW_MS, auth, batch, heartbeat, note, sync
 
 EDGES_SQL = """

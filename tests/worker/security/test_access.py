@@ -13,7 +13,7 @@ import pytest
 import respx
 from cryptography.hazmat.primitives import serialization
 
-from shared.errors import MalloryError
+from shared.api.errors import MalloryError
 from tests.worker.security.access_keys import (
     ACCESS,
     CERTS_URL,

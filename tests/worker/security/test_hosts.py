@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from local.server import settings_for_bind
-from shared.errors import ConfigError
+from shared.api.errors import ConfigError
 from tests.worker.security.conftest import configure
 from worker.config import OwnerAuth, Runtime, Settings
 from worker.security.hosts import LOOPBACK_HOSTS, host_name

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from local.sqlite_db import SqliteDatabase
-from shared.errors import BadRequest
-from shared.jsonlimits import _STRING, JsonLimits, _hop_strings, loads_bounded
+from shared.api.errors import BadRequest
+from shared.api.json_bounds import _STRING, JsonLimits, _hop_strings, loads_bounded
 from tests.conftest import auth
 from worker.cursors import parse_conversation_cursor
 

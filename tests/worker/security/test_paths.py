@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from shared.errors import BadRequest, Forbidden, PayloadTooLarge, Unauthorized
-from shared.limits import MAX_OWNER_BODY_BYTES
+from shared.api.errors import BadRequest, Forbidden, PayloadTooLarge, Unauthorized
+from shared.api.limits import MAX_OWNER_BODY_BYTES
 from tests.conftest import auth, batch, heartbeat, note
 from tests.worker.security.access_keys import ACCESS
 from worker.config import Settings

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from local.server import WithRuntime
-from shared.errors import TooManyRequests
+from shared.api.errors import TooManyRequests
 from tests.conftest import BASE_URL
 from tests.worker.security.conftest import WithEnv
 from worker.app import create_app

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.errors import NotFound
-from shared.wire import Source
+from shared.api.errors import NotFound
+from shared.api.wire import Source
 from tests.conftest import NOW_MS
 from worker.store import chats
 

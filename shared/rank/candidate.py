@@ -1,0 +1,82 @@
+"""The typed candidate: one retrieved unit on its way from a retriever through fusion and
+the gate to the Recall block.
+
+Internal only. What a client sees (`SearchHit`, `Source`) is rendered from it at the edge
+(worker/views.py), so fields such as `fuzzy` or `reply` never leak into the public JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from shared.knowledge.relations import Direction
+from shared.knowledge.roles import KnowledgeRole, Status
+
+Kind = Literal["note", "message"]
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A typed relation between two recalled notes, as one of them sees it."""
+
+    type: str  # shared.knowledge.relations type name
+    direction: Direction  # "out": this note declared it; "in": the other one did
+    other: str  # the other note's group (its vault and path)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    kind: Kind
+    id: str  # a note's path in its vault, a message's id
+    group: str  # hits are de-duplicated per group: the note (vault and path), or the conversation
+    # The retrieval unit (a note, a conversation unit): the key that lexical and vector
+    # lists are fused on.
+    relevance: float  # in [0, 1]: the share of the query's BM25 ceiling (shared.rank.scoring)
+    boost: float  # recency multiplier, >= 1
+    timestamp_ms: int
+    label: str
+    href: str
+    text: str = ""  # the text snippets are cut from
+    snippet: str = ""  # cut from `text` around the query's words, for the final hits only
+    # Short named fields that can match the query besides the text (title, tags...), for
+    # match reasons and matched terms.
+    fields: tuple[tuple[str, str], ...] = ()
+    terms: frozenset[str] = field(default_factory=frozenset)  # matched query terms (FTS form)
+    fuzzy: bool = False  # matched only through a spelling correction (shared.text.spelling)
+    vault: str | None = None  # notes: the vault's name
+    heading: str = ""  # a note section's heading ("" for a note's start or a message)
+    vid: int | None = None  # notes: the vault's key in D1 (names need not be unique)
+    conversation_id: str | None = None
+    role: Role | None = None
+    reply: str | None = None  # Mallory's reply to a recalled owner message
+    asked: str | None = None  # the owner's question a recalled reply of Mallory's answers
+    # Every stored item this unit holds (a conversation unit: its question and its reply),
+    # the primary `id` first.
+    covers: tuple[str, ...] = ()
+    unit: str = ""
+    cosine: float | None = None  # similarity of the query's embedding (semantic recall)
+    lexical_rank: int | None = None  # 1-based rank in the lexical list, if in it
+    vector_rank: int | None = None  # 1-based rank in the vector list, if in it
+    fused: float | None = None  # reciprocal-rank fusion of the lists (shared.rank.fusion)
+    rerank: float | None = None  # a cross-encoder's score, when one reranked the list
+    # The knowledge model (shared/knowledge/roles.py): notes carry what their frontmatter says,
+    # past conversations are evidence.
+    knowledge_role: KnowledgeRole | None = None
+    status: Status | None = None
+    standing: float = 1.0  # the bounded multiplier of shared/knowledge/standing.py
+    related: bool = False  # notes: a typed relation, effective, starts or ends here
+    # Relations to other hits shown with this one (contradictions together).
+    links: tuple[Link, ...] = ()
+    # The owner's feedback on this document: a delta within ±0.02 (shared/rank/feedback.py),
+    # which `standing` includes (shared/knowledge/standing.py).
+    feedback: float = 0.0
+
+    @property
+    def score(self) -> float:
+        """What lists are ordered by: the reranker's, else the fused, else the lexical
+        relevance, times recency and standing (which holds the owner's feedback)."""
+        base = self.rerank if self.rerank is not None else (
+            self.fused if self.fused is not None else self.relevance)
+        return base * self.boost * self.standing

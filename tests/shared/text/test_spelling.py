@@ -1,0 +1,68 @@
+"""Typo correction against the vocabulary."""
+
+from __future__ import annotations
+
+import random
+
+from shared.text.spelling import (
+    best_correction,
+    beyond,
+    corrected_term,
+    osa_distance,
+    prefix_range,
+)
+
+
+def test_osa_distance() -> None:
+    assert osa_distance("async", "async", 2) == 0
+    assert osa_distance("asnyc", "async", 2) == 1  # adjacent transposition
+    assert osa_distance("pytset", "pytest", 2) == 1
+    assert osa_distance("electon", "electron", 2) == 1
+    assert osa_distance("kitten", "sitting", 3) == 3
+    assert osa_distance("a", "abcdef", 2) == 3  # capped at limit + 1
+
+
+def test_beyond_only_prunes_pairs_over_the_limit() -> None:
+    # The prune must never drop a term the distance would accept: random words over a
+    # small alphabet, so that near pairs (transpositions, shared letters) are common.
+    rng = random.Random(7)
+    pruned = 0
+    for _ in range(5_000):
+        a = "".join(rng.choice("abcde") for _ in range(rng.randint(2, 9)))
+        b = "".join(rng.choice("abcde") for _ in range(rng.randint(2, 9)))
+        for limit in (1, 2):
+            if beyond(a, b, limit):
+                pruned += 1
+                assert osa_distance(a, b, limit) > limit, (a, b, limit)
+    assert pruned > 1_000  # it does prune
+    assert not beyond("asnyc", "async", 1) and beyond("lisbon", "lemon", 1)
+
+
+def test_best_correction_prefers_typed_distance_then_frequency() -> None:
+    vocab = [("compar", 50), ("compress", 3), ("compil", 9)]
+    assert best_correction("compres", vocab) == "compress"
+    assert best_correction("asnyc", [("async", 4), ("asyncio", 9)]) == "async"
+    assert best_correction("pytset", [("pytest", 40), ("python", 99)]) == "pytest"
+
+
+def test_no_correction_beyond_the_distance_limit() -> None:
+    assert best_correction("lisbon", [("listen", 10)]) is None  # 2 edits on 6 letters
+    assert best_correction("toddler", [("toler", 10)]) is None
+    assert best_correction("datastte", [("datasett", 10)]) == "datasett"  # 8 letters: 2 ok
+
+
+def test_prefix_range_and_corrected_terms() -> None:
+    assert prefix_range("asnyc") == ("as", "at")
+    assert prefix_range("pytset") == ("pyt", "pyu")
+    assert corrected_term("async").fts == '"async"'
+    assert corrected_term("recurs").fts == '"recurs"*'  # FTS5 would stem "recurs" again
+
+
+def test_only_short_queries_or_many_unknown_words_are_corrected() -> None:
+    from shared.text.spelling import worth_correcting
+
+    assert worth_correcting(3, 1)
+    assert worth_correcting(5, 1)
+    assert not worth_correcting(8, 1)  # one odd word in a long message
+    assert worth_correcting(8, 2)
+    assert not worth_correcting(4, 0)
