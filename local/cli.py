@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+from local import archive_cli
 from local.migrate import MIGRATIONS_DIR, MigrationError, migrate
 from local.server import (
     local_app,
@@ -196,10 +197,13 @@ def main(argv: list[str] | None = None) -> int:
     p_export.add_argument("--vault", help="the vault the judged notes are in (linked as "
                           "corpus/notes)")
     p_export.add_argument("--migrations", default=str(MIGRATIONS_DIR), help=argparse.SUPPRESS)
+    archive_cli.add_parsers(sub, str(MIGRATIONS_DIR))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
     try:
+        if hasattr(args, "func"):
+            return int(args.func(args))
         if args.command == "feedback":
             return cmd_feedback_export(args)
         return {"migrate": cmd_migrate, "serve": cmd_serve,

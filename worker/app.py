@@ -15,7 +15,17 @@ from starlette.routing import BaseRoute, Mount
 from shared.api.errors import MalloryError
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
-from worker.routes import chat, conversations, feedback, manage, openapi, search, status, vault
+from worker.routes import (
+    archive,
+    chat,
+    conversations,
+    feedback,
+    manage,
+    openapi,
+    search,
+    status,
+    vault,
+)
 from worker.security import login
 from worker.security.middleware import SecurityMiddleware
 from worker.security.redact import install_log_redaction
@@ -23,7 +33,7 @@ from worker.security.redact import install_log_redaction
 STATIC_DIR = Path(__file__).with_name("static")
 ROUTES: list[BaseRoute] = [
     *search.routes, *chat.routes, *feedback.routes, *conversations.routes, *manage.routes,
-    *status.routes, *vault.routes, *login.routes, *openapi.routes,
+    *status.routes, *vault.routes, *login.routes, *openapi.routes, *archive.routes,
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
