@@ -32,7 +32,7 @@ def test_chatgpt_keeps_the_branch_the_owner_saw() -> None:
     assert "[attachment: sidewall.jpg]" in conv.messages[2].content
     assert all(m.content for m in conv.messages)
     assert conv.created_at == 1767225600500
-    assert [m.created_at for m in conv.messages][0] == 1767225601000
+    assert conv.messages[0].created_at == 1767225601000
 
 
 def test_chatgpt_bad_items_are_named_and_the_rest_imports() -> None:
