@@ -105,6 +105,10 @@ OPERATIONS: tuple[Operation, ...] = (
               "Markdown file per conversation", "import",
               {"type": "object", "description": "a mallory-export document (README, "
                "\"Import and export\"); application/zip with ?as=zip"}, query=ExportParams),
+    Operation("POST", "/mcp", "Mallory's memory over MCP (Streamable HTTP, JSON-RPC 2.0): "
+              "tools search_memory, recall, get_note, get_message, remember, forget",
+              "mcp", {"type": "object", "description": "a JSON-RPC 2.0 response"},
+              errors={400: "the body is not JSON"}),
     Operation("GET", "/status", "Corpus sizes, sync freshness per vault, retrieval mode",
               "status", StatusResponse),
     Operation("GET", OPENAPI_PATH, "This description of the API", "status",
