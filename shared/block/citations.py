@@ -17,10 +17,13 @@ from shared.api.wire import Source
 # encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) unescaped.
 _URI_COMPONENT_SAFE = "-_.!~*'()"
 _SPACES = re.compile(r"\s+")
-# [3] or [1, 2] — but not arr[3] or [[3]] (code and wiki links).
-_CITATION = re.compile(r"(?<![\w\[\]])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\])")
-# A run of markers as guard_citations writes them ("[1][2]"), for stripping.
-_CITATION_RUN = re.compile(r"(?<![\w\[\]])(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+(?!\])")
+# One marker: [3] or [1, 2].
+_MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+# A run of markers ("[1][7]", "[2, 9][3]"), read as a whole: a marker right after another
+# is a citation too. Not a run after a word, nor after one "]" (arr[3], m[i][3]: code),
+# nor inside [[...]] (wiki links); one right after a wiki link ("[[Note]][7]") is.
+_CITATION_RUN = re.compile(r"(?:(?<![\w\[\]])|(?<=\]\]))"
+                           r"(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+")
 
 
 # What encodeURIComponent writes for each ASCII character it escapes.
@@ -82,14 +85,15 @@ def guard_citations(answer: str, injected: Sequence[Source]) -> tuple[str, list[
     by_number = {s.n: s for s in injected}
     cited: dict[int, Source] = {}
 
-    def replace(match: re.Match[str]) -> str:
-        numbers = [int(n) for n in re.split(r"\s*,\s*", match.group(1))]
-        kept = [n for n in numbers if n in by_number]
+    def replace(run: re.Match[str]) -> str:
+        numbers = [int(n) for marker in _MARKER.finditer(run.group(0))
+                   for n in re.split(r"\s*,\s*", marker.group(1))]
+        kept = list(dict.fromkeys(n for n in numbers if n in by_number))
         for n in kept:
             cited.setdefault(n, by_number[n])
         return "".join(f"[{n}]" for n in kept)
 
-    cleaned = _tidy(_CITATION.sub(replace, answer))
+    cleaned = _tidy(_CITATION_RUN.sub(replace, answer))
     return cleaned, sorted(cited.values(), key=lambda s: s.n)
 
 

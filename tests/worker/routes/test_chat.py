@@ -96,6 +96,20 @@ async def test_fabricated_citation_is_removed_from_the_stored_answer(
     assert stored.content == "Steam helps [1]; see also."
 
 
+async def test_adjacent_markers_keep_both_sources_and_lose_the_invented_one(
+        client: httpx.AsyncClient, openai, db: SqliteDatabase) -> None:
+    await seed_notes(client)
+    openai.post(MODEL_URL).mock(return_value=openai_answer(
+        "Two notes disagree [1][2]; an invented one [1][7]."))
+    body = (await chat(client, "my sourdough bread and the gardening schedule")).json()
+    assert body["recall"]["injected"] == 2
+    assert body["assistant_message"]["content"] == \
+        "Two notes disagree [1][2]; an invented one [1]."
+    assert [s["n"] for s in body["assistant_message"]["sources"]] == [1, 2]
+    stored, _ = await chats.get_message(db, body["assistant_message"]["id"])
+    assert stored.content == "Two notes disagree [1][2]; an invented one [1]."
+
+
 async def test_chit_chat_injects_nothing_and_gets_no_sources(client: httpx.AsyncClient,
                                                              openai) -> None:
     await seed_notes(client)
