@@ -60,7 +60,7 @@ async def test_request_carries_exactly_the_injected_hits_and_the_rules(
     assert sent["messages"][0] == {"role": "system", "content": PERSONA}
     user_turn = sent["messages"][-1]["content"]
     block = user_turn[user_turn.index(OPEN):user_turn.index(CLOSE) + len(CLOSE)]
-    assert "[1] note “Sourdough bread”" in block
+    assert "[1] note «Sourdough bread»" in block
     assert "[2]" not in block and "Gardening" not in block
     assert user_turn.endswith("what temperature do I bake my sourdough bread at?")
     assistant = response.json()["assistant_message"]
