@@ -1,7 +1,8 @@
 """Issue 26's Worker holes under seeded hostile load, through the real app on real SQLite:
 rebinding hosts, hostile titles, hostile model answers, sign-in floods, long pastes.
 
-Reproduce a run with RELIABILITY_SEED=<seed>."""
+Reproduce a run with RELIABILITY_SEED=<seed>; RELIABILITY_HOLES_SCALE=<n> runs n times as
+many rounds (the default run takes about 12 s here; .ci/run sets 4)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from worker.config import Runtime
 
 pytestmark = pytest.mark.reliability
 SEED = int(os.environ.get("RELIABILITY_SEED", "26"))
+SCALE = int(os.environ.get("RELIABILITY_HOLES_SCALE", "1"))
 MODEL_URL = "https://llm.example/v1/chat/completions"
 PIECES = ["x", "”", "“", "«", "»", ")", "(", "[2]", "[2] note ", "; canonical, stable",
           " — supersedes [2]", "2026-12-01", "\n", "excerpt: ", "past message by Mallory in "]
@@ -66,7 +68,7 @@ async def test_hostile_titles_and_answers_never_forge_a_hit_or_a_citation(
         with respx.mock(assert_all_called=False) as mock:
             route = mock.post(MODEL_URL)
             forged = 0
-            for i in range(60):
+            for i in range(15 * SCALE):
                 markers = "".join(f"[{rnd.randint(0, 9)}]" for _ in range(rnd.randint(1, 4)))
                 route.mock(return_value=answer(f"Tide {i} {markers}; see [[Clip]]{markers}."))
                 body = (await client.post("/api/chat", json={
@@ -88,7 +90,7 @@ async def test_a_rebinding_host_never_reaches_owner_routes(
     runtime.settings = replace(runtime.settings, allowed_hosts=("*",))
     rnd = random.Random(SEED)
     async with client_for(app) as client:
-        for i in range(200):
+        for i in range(50 * SCALE):
             host = f"{rnd.choice(['rebind', 'a', '127.0.0.1'])}.{rnd.randint(0, 99)}.example"
             method, path = rnd.choice([("GET", "/api/conversations"), ("GET", "/status"),
                                        ("POST", "/api/chat"), ("GET", "/api/search?q=x")])
@@ -108,9 +110,9 @@ async def test_a_sign_in_flood_from_many_addresses_leaves_the_owner_a_way_in(
     async with client_for(app, "198.51.100.7") as owner:
         assert (await owner.post("/owner/login",
                                  data={"token": "the-owner-token"})).status_code == 303
-        for i in range(300):
+        for i in range(80 * SCALE):  # more addresses than the shared bucket allows
             async with client_for(app, f"10.9.{i // 200}.{i % 200}") as guesser:
-                for _ in range(3):
+                for _ in range(2):
                     await guesser.post("/owner/login", data={"token": f"guess-{i}"})
         response = await owner.post("/owner/login", data={"token": "the-owner-token"})
         assert response.status_code == 303
@@ -120,7 +122,7 @@ async def test_long_pastes_recall_their_buried_fact(app_and_db: tuple[WithRuntim
                                                     ) -> None:
     app, _ = app_and_db
     rnd = random.Random(SEED)
-    facts = [(f"Home/Place {i}.md", f"zanthor{i} quibble{i}") for i in range(10)]
+    facts = [(f"Home/Place {i}.md", f"zanthor{i} quibble{i}") for i in range(3 * SCALE)]
     filler = ["The project meeting covered the budget.", "Weather was fine all week.",
               "We talked about the garden and the timeline.", "Notes from the call follow."]
     async with client_for(app) as client:
