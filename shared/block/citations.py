@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -20,10 +20,37 @@ _SPACES = re.compile(r"\s+")
 # One marker: [3] or [1, 2].
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 # A run of markers ("[1][7]", "[2, 9][3]"), read as a whole: a marker right after another
-# is a citation too. Not a run after a word, nor after one "]" (arr[3], m[i][3]: code),
-# nor inside [[...]] (wiki links); one right after a wiki link ("[[Note]][7]") is.
-_CITATION_RUN = re.compile(r"(?:(?<![\w\[\]])|(?<=\]\]))"
-                           r"(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+")
+# is a citation too. Whether a run is one depends on what precedes it (_is_citation).
+_CITATION_RUN = re.compile(r"(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+")
+
+
+def _is_citation(text: str, run: re.Match[str]) -> bool:
+    """Not an index into code (arr[3], m[i][3], x[1][2]: a chain of [...] right after a
+    word) and not a wiki link ([[3]]); anything else is a citation, "][7]" and
+    "[[Note]][7]" included."""
+    start = run.start()
+    if text[start - 1:start] == "[" and text[run.end():run.end() + 1] == "]":
+        return False
+    while text[start - 1:start] == "]":
+        opening = text.rfind("[", 0, start - 1)
+        if opening < 0:
+            break
+        start = opening
+    before = text[start - 1:start]
+    return not (before.isalnum() or before == "_")
+
+
+def _sub_citations(text: str, replace: Callable[[re.Match[str]], str]) -> tuple[str, int]:
+    found = 0
+
+    def each(run: re.Match[str]) -> str:
+        nonlocal found
+        if not _is_citation(text, run):
+            return run.group(0)
+        found += 1
+        return replace(run)
+
+    return _CITATION_RUN.sub(each, text), found
 
 
 # What encodeURIComponent writes for each ASCII character it escapes.
@@ -93,7 +120,7 @@ def guard_citations(answer: str, injected: Sequence[Source]) -> tuple[str, list[
             cited.setdefault(n, by_number[n])
         return "".join(f"[{n}]" for n in kept)
 
-    cleaned = _tidy(_CITATION_RUN.sub(replace, answer))
+    cleaned = _tidy(_sub_citations(answer, replace)[0])
     return cleaned, sorted(cited.values(), key=lambda s: s.n)
 
 
@@ -108,5 +135,5 @@ def strip_citations(text: str) -> str:
     Text without a marker is returned as it is (the common case, at memchr speed)."""
     if "[" not in text:
         return text
-    stripped, found = _CITATION_RUN.subn("", text)
+    stripped, found = _sub_citations(text, lambda run: "")
     return _tidy(stripped) if found else text

@@ -96,6 +96,11 @@ def test_a_marker_right_after_a_wiki_link_is_a_citation() -> None:
     assert [s.n for s in cited] == [1]
 
 
+def test_a_marker_after_a_stray_bracket_is_a_citation() -> None:
+    """Hypothesis found these: only a word before a chain of [...] makes code."""
+    assert guard_citations("][7] and [[0, 1] and (a)[7]", _sources(1))[0] == "] and [[1] and (a)"
+
+
 def test_repeated_numbers_in_one_run_are_said_once() -> None:
     assert guard_citations("Yes [1][1, 1].", _sources(1))[0] == "Yes [1]."
 
