@@ -20,6 +20,7 @@ from tests import embedder
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.db import Database
+from worker.security.hosts import LOOPBACK_HOSTS
 from worker.store import notes as note_store
 from worker.store import vaults
 
@@ -34,10 +35,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "test-sync-token"
-BASE_URL = "http://mallory.test"
+# A loopback name: local-owner access holds only under a loopback-only host list.
+BASE_URL = "http://localhost"
 LIFE_ID = "11111111-1111-4111-8111-111111111111"  # the id of the vault named "Life"
 DAY_MS = MS_PER_DAY
 NOW_MS = 1_780_000_000_000  # 2026-05-28, fixed so recency is reproducible
+
+
+# What `mallory serve` on 127.0.0.1 sets: local owner, loopback names only.
+LOCAL_OWNER: dict[str, Any] = {"local_owner": True, "allowed_hosts": LOOPBACK_HOSTS}
 
 
 @dataclass
@@ -81,7 +87,7 @@ def clock() -> Clock:
 @pytest.fixture
 def settings() -> Settings:
     # Local-owner mode, as `mallory serve` on 127.0.0.1: owner routes need no credentials.
-    return Settings(sync_tokens=(TOKEN,), local_owner=True)
+    return Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER)
 
 
 @pytest.fixture

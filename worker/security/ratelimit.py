@@ -1,4 +1,5 @@
-"""Rate limits on chat and search (and the owner-token login): 429 with Retry-After.
+"""Rate limits on chat and search: 429 with Retry-After (the owner-token sign-in has its
+own, per client: worker/security/signin_limit.py).
 
 At the edge the Workers Rate Limiting bindings count (wrangler.toml `[[ratelimits]]`,
 `limit({key})` → `{success}`; limits live there). Elsewhere, or when a binding is absent,
@@ -16,24 +17,20 @@ from typing import Any
 
 from shared.api.errors import TooManyRequests
 from worker.config import Settings
-from worker.security.routes import LOGIN_PATH
 
 log = logging.getLogger("mallory.ratelimit")
 
 # (method, path) → the limit's name.
-LIMITED_ROUTES = {("POST", "/api/chat"): "chat", ("GET", "/api/search"): "search",
-                  ("POST", LOGIN_PATH): "login"}
+LIMITED_ROUTES = {("POST", "/api/chat"): "chat", ("GET", "/api/search"): "search"}
 # The limit's name → the Workers binding (wrangler.toml) that counts it at the edge.
 BINDINGS = {"chat": "CHAT_RATE_LIMITER", "search": "SEARCH_RATE_LIMITER"}
 # The binding's period (wrangler.toml simple.period): it reports no wait, so this is it.
 EDGE_PERIOD_S = 60
-LOGIN_PER_MINUTE = 10
 MAX_KEYS = 10_000
 
 
 def per_minute(name: str, settings: Settings) -> int:
-    return {"chat": settings.chat_per_minute, "search": settings.search_per_minute,
-            "login": LOGIN_PER_MINUTE}[name]
+    return {"chat": settings.chat_per_minute, "search": settings.search_per_minute}[name]
 
 
 @dataclass
