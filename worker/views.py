@@ -107,6 +107,12 @@ def retrieval_json(status: RetrievalStatus) -> dict[str, Any]:
         "vectors": ({"indexed": vectors.indexed, "pending": vectors.pending,
                      "stale": vectors.stale, "model": vectors.model}
                     if vectors is not None else None),
+        "indexing": ({"behind": indexing.behind, "pending": indexing.pending,
+                      "running": indexing.running,
+                      "rate_per_s": (round(indexing.rate_per_s, 2)
+                                     if indexing.rate_per_s is not None else None),
+                      "eta_s": indexing.eta_s}
+                     if (indexing := status.indexing) is not None else None),
         "notes": list(status.notes),
     }
 

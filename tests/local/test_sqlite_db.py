@@ -112,7 +112,7 @@ async def test_a_lock_held_past_the_bound_is_a_clear_503_and_writes_nothing(
         tmp_path: Path) -> None:
     db, other = _file_db(tmp_path, busy_ms=20, lock_wait_s=0.3)
     other.execute("BEGIN IMMEDIATE")
-    with pytest.raises(DatabaseUnavailable, match="locked by another writer for 0.3 s"):
+    with pytest.raises(DatabaseUnavailable, match=r"locked by another writer for 0\.3 s"):
         await db.batch([db.prepare("INSERT INTO t VALUES ('mine')")])
     other.execute("ROLLBACK")
     assert (await db.prepare("SELECT count(*) AS n FROM t").first()) == {"n": 1}
