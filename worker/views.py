@@ -37,6 +37,7 @@ def message_json(message: Message) -> dict[str, Any]:
     return {"id": message.id, "conversation_id": message.conversation_id,
             "seq": message.seq, "role": message.role, "content": message.content,
             "sources": [s.model_dump() for s in message.sources],
+            "withdrawn": message.withdrawn,
             "judgments": message.judgments, "created_at": iso(message.created_at)}
 
 
@@ -54,7 +55,8 @@ def forgotten_json(item_id: str, forgotten: Forgotten) -> dict[str, Any]:
     return {"id": item_id, "conversation_id": forgotten.conversation_id,
             "messages_deleted": forgotten.messages,
             "citations_removed": forgotten.citations,
-            "answers_withdrawn": forgotten.withdrawn}
+            "answers_withdrawn": forgotten.withdrawn,
+            "withdrawn_ids": list(forgotten.withdrawn_ids)}
 
 
 def _iso_or_none(ms: int | None) -> str | None:
