@@ -82,6 +82,13 @@ class SqliteDatabase:
     def close(self) -> None:
         self._conn.close()
 
+    async def clear_freed_pages(self) -> None:
+        """Checkpoint the write-ahead log into the file and truncate it, so page images
+        from before a forget do not stay in `<db>-wal` (worker/db/scrub.py)."""
+        if self.path != ":memory:":
+            await self._retrying(
+                lambda: self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall())
+
     def prepare(self, sql: str) -> BoundStatement:
         return BoundStatement(self, sql)
 
