@@ -42,6 +42,10 @@ LOCKER = "Home/Locker.md"
 ASK = "what is the garage locker code?"
 ASK_AGAIN = "what did you answer about the garage locker code?"
 MODEL_URL = "https://llm.example/v1/chat/completions"
+QUOTED_SQL = """
+SELECT q.id FROM message_quotes JOIN messages AS a ON a.rid = message_rid
+JOIN messages AS q ON q.rid = quoted_rid WHERE a.id = ?1
+"""
 
 
 def echo(request: httpx.Request) -> httpx.Response:
@@ -121,9 +125,13 @@ async def every_route(http: httpx.AsyncClient, db: SqliteDatabase, out: Path) ->
     await read("/vault/manifest", params={"vault": LIFE_ID}, headers=auth())
     await read("/openapi.json")
     found, rows = await feedback_export.collect(db)
+    return bodies + exported(out, found, rows)
+
+
+def exported(out: Path, found: feedback_export.Export, rows: list[dict[str, Any]]
+             ) -> list[str]:
     feedback_export.write(out, found, rows)
-    bodies += [p.read_text(encoding="utf-8") for p in sorted(out.rglob("*.jsonl"))]
-    return bodies
+    return [p.read_text(encoding="utf-8") for p in sorted(out.rglob("*.jsonl"))]
 
 
 def file_bytes(db: SqliteDatabase) -> bytes:
@@ -145,8 +153,9 @@ async def seed_and_forget(http: httpx.AsyncClient, db: SqliteDatabase, kind: str
     first = await chat(http, ASK)
     assert first["recall"]["injected"] >= 1 and SECRET in first["assistant_message"]["content"]
     later = await chat(http, ASK_AGAIN)
-    assert first["assistant_message"]["id"] in later["assistant_message"]["content"] or \
-        SECRET in later["assistant_message"]["content"]
+    assert SECRET in later["assistant_message"]["content"]
+    quoted = (await db.prepare(QUOTED_SQL).bind(later["assistant_message"]["id"]).all()).results
+    assert first["assistant_message"]["id"] in [r["id"] for r in quoted]  # a chain of two
     [source] = first["assistant_message"]["sources"][:1] or [None]
     if source is not None:  # a judgment, so the feedback export has a conversation to show
         await ok(await http.post("/api/feedback", json={
@@ -181,4 +190,3 @@ async def test_after_a_forget_no_route_and_no_byte_of_the_file_holds_the_words(
     # Chat recall, asked in the fact's other words: nothing of it comes back.
     again = await chat(http, ASK)
     assert SECRET not in json.dumps({k: v for k, v in again.items() if k != "user_message"})
-    await http.get("/api/search", params={"q": "garage locker"})
