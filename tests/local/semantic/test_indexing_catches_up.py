@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("numpy", reason="the local vector index needs the embed group")
+from tests import embedder
+
+embedder.require()  # the local vector index needs numpy
 
 import httpx
 
