@@ -49,11 +49,16 @@ class Entry:
     # without reading every page), and the targets that resolved to no page.
     relations: list[list[str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    # The change time when read (hub/walk.py); UNKNOWN in an entry from before it was
+    # recorded, whose file is read (and its hash compared) once more.
+    ctime_ns: int = UNKNOWN
 
     def matches(self, f: FileStat) -> bool:
-        """The file still has the recorded stat, had it well before it was read, and was
-        sent as the current parser reads it."""
+        """The file still has the recorded stat (change time included: a rewrite that
+        kept the size and the mtime is read, and its content hash decides), had it well
+        before it was read, and was sent as the current parser reads it."""
         return (self.mtime_ns == f.mtime_ns and self.size == f.size
+                and self.ctime_ns == f.ctime_ns
                 and settled(self.mtime_ns, self.read_ns) and self.parser == PARSER_VERSION)
 
 

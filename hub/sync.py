@@ -259,6 +259,7 @@ class Syncer:
         had when read (never a later stat, which could belong to a newer version)."""
         page, resolved = self._reads[path], self._resolved.get(path, Resolved())
         state.notes[path] = Entry(hash=page.note.content_hash, mtime_ns=page.mtime_ns,
+                                  ctime_ns=page.ctime_ns,
                                   size=page.size, pushed_at=_now_ms(), read_ns=page.read_ns,
                                   parser=PARSER_VERSION,
                                   relations=[[r.target, r.type] for r in resolved.relations],
