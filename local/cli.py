@@ -6,11 +6,8 @@ runs the Worker's app on it under uvicorn (optionally syncing a vault with the h
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
 import os
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +22,8 @@ UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access")
 
 def _open_migrated(db_path: str, migrations: Path | None
                    ) -> tuple[SqliteDatabase, list[str]]:
+    import asyncio
+
     from local.migrate import MIGRATIONS_DIR, migrate
     from local.sqlite_db import SqliteDatabase
 
@@ -59,6 +58,8 @@ def _wait_until_up(url: str, timeout_s: float = 30) -> None:
 
 def _sync_in_background(url: str, vault: Path, token: str, interval_s: int,
                         state_base: Path, allow_mass_delete: bool) -> None:
+    import threading
+
     from hub.client import HubError
     from hub.runs import run_watch
     from hub.state import folder_state_dir
@@ -78,6 +79,8 @@ def _sync_in_background(url: str, vault: Path, token: str, interval_s: int,
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
     import uvicorn
 
     from local.server import local_app, local_runtime, local_settings, settings_for_bind
@@ -150,6 +153,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     db, applied = _open_migrated(args.db, _migrations(args))
     if applied:
         print(f"applied {len(applied)} migration(s) to {args.db}")
+    import asyncio
+
     try:
         asyncio.run(_reindex(db, args))
     finally:
@@ -163,6 +168,8 @@ def cmd_feedback_export(args: argparse.Namespace) -> int:
     if vault is not None and not vault.is_dir():
         print(f"error: --vault {vault} is not a folder", file=sys.stderr)
         return 2
+    import asyncio
+
     db, _ = _open_migrated(args.db, _migrations(args))
     try:
         written = write(Path(args.out), *asyncio.run(collect(db)), vault)
@@ -213,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
                           "corpus/notes)")
     p_export.add_argument("--migrations", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    import logging
+
     from local.migrate import MigrationError
     from shared.api.errors import ConfigError
     from worker.db import DatabaseError

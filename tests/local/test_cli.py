@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.hub.test_cli import modules_after_help
 
 HEAVY = ("worker", "local.server", "local.sqlite_db", "local.migrate", "sqlglot", "uvicorn",
-         "starlette", "httpx", "pydantic", "hub")
+         "asyncio", "starlette", "httpx", "pydantic", "hub")
 
 
 def test_help_imports_none_of_the_command_modules() -> None:
