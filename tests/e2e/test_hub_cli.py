@@ -155,6 +155,35 @@ def test_json_reports_a_failed_run_too(server: RunningServer, vault: Path,
     assert "sent 0, unchanged 0" in plain.stderr
 
 
+def test_the_token_comes_from_a_file_or_the_environment_and_an_argument_warns(
+        server: RunningServer, vault: Path, tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    env = clean_env(XDG_CONFIG_HOME=str(config))
+    token_file = tmp_path / "token"
+    token_file.write_text(f"{server.token}\n")
+    by_file = subprocess.run(hub_args(server, vault, tmp_path / "s1", "--token-file",
+                                      str(token_file)), capture_output=True, text=True,
+                             timeout=180, env=env)
+    assert by_file.returncode == 0 and by_file.stderr == "", by_file.stderr
+    # The service's env file is read when nothing else names a token.
+    (config / "mallory-hub").mkdir(parents=True)
+    (config / "mallory-hub" / "env").write_text(f"# secrets\nSYNC_TOKEN={server.token}\n")
+    by_env_file = subprocess.run(hub_args(server, vault, tmp_path / "s2"), capture_output=True,
+                                 text=True, timeout=180, env=env)
+    assert by_env_file.returncode == 0, by_env_file.stderr
+    by_arg = subprocess.run(hub_args(server, vault, tmp_path / "s3", "--token", server.token),
+                            capture_output=True, text=True, timeout=180, env=env)
+    assert by_arg.returncode == 0
+    assert "--token shows the sync token in the process list" in by_arg.stderr
+    assert "--token-file" in by_arg.stderr
+    empty = tmp_path / "empty"
+    empty.write_text("# nothing here\n")
+    refused = subprocess.run(hub_args(server, vault, tmp_path / "s4", "--json", "--token-file",
+                                      str(empty)), capture_output=True, text=True, timeout=60,
+                             env=env)
+    assert refused.returncode == 2 and "holds no token" in json.loads(refused.stdout)["error"]
+
+
 def service(vault: Path, server: RunningServer, env_file: Path, kind: str,
             *extra: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(HUB), "service", "--vault", str(vault), "--url", server.url,
