@@ -21,6 +21,7 @@ import httpx
 
 from shared.api.protocol import MANIFEST_PAGE
 
+LEASE_FIELDS = ("seq", "holder")  # the heartbeat's fields of migrations/0010
 RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 MAX_ATTEMPTS = 6
 BACKOFF_BASE_S = 0.5
@@ -114,6 +115,7 @@ class WorkerClient:
                  access_id: str | None = None, access_secret: str | None = None) -> None:
         self.url = url.rstrip("/")
         self._sleep = sleep
+        self.leases = True  # False once a Worker without leases refused the fields
         self._client = httpx.Client(base_url=self.url, timeout=TIMEOUT,
                                     headers=auth_headers(token, access_id, access_secret))
 
@@ -170,11 +172,20 @@ class WorkerClient:
         body: dict[str, Any] = {"vault_id": vault_id, "vault": vault_name}
         if rejected is not None:
             body["rejected"] = rejected
-        if seq is not None:
+        if self.leases and seq is not None:
             body["seq"] = seq
-        if holder is not None:
+        if self.leases and holder is not None:
             body["holder"] = holder
-        answer = self._check(self._request("POST", "/vault/heartbeat", json=body))
+        try:
+            answer = self._check(self._request("POST", "/vault/heartbeat", json=body))
+        except BatchRejected as exc:
+            # A Worker from before migrations/0010 refuses the lease fields by name: sync
+            # with it as before, without a lease.
+            if not self.leases or not any(str(d.get("field", "")).split(".")[0] in LEASE_FIELDS
+                                          for d in exc.details):
+                raise
+            self.leases = False
+            return self.heartbeat(vault_id, vault_name, rejected)
         try:
             vault = answer["vault"]
             return Contact(worker_id=str(answer["worker_id"]), seq=int(vault["seq"]),

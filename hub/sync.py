@@ -162,7 +162,8 @@ class Syncer:
         """What a run would send, writing nothing (not even the vault's identity file)."""
         started = time.monotonic()
         state = load_state(self.state_dir)
-        vault_id = read_vault_id(self.vault) or state.vault_id or None
+        vault_id = read_vault_id(self.vault) or (
+            state.vault_id if state.describes(self.vault) else None) or None
         if full:
             state = reconciled(State(), self.client.manifest(vault_id) if vault_id else {})
         summary = self._summary(self._plan(state), vault_id)
