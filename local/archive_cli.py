@@ -8,16 +8,14 @@ its `conversations.json` is read from it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time
 import zipfile
 from pathlib import Path
 
-from shared.archive import export
-from shared.archive.formats import FORMATS, PARSERS
-from shared.archive.records import Parsed
+# Imported by `mallory --help`: the parsers and the store are imported by each command.
+from shared.archive.names import FORMATS
 
 INNER_FILE = "conversations.json"
 
@@ -33,14 +31,18 @@ def read_export(path: Path) -> object:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _open(db_path: str, migrations: Path):  # type: ignore[no-untyped-def]
+def _open(db_path: str, migrations: str | None):  # type: ignore[no-untyped-def]
     from local.cli import _open_migrated
 
-    return _open_migrated(db_path, migrations)[0]
+    return _open_migrated(db_path, Path(migrations) if migrations else None)[0]
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    import asyncio
+
     from hub.progress import progress_bars
+    from shared.archive.formats import PARSERS
+    from shared.archive.records import Parsed
     from worker.store import archive
 
     path = Path(args.path)
@@ -56,7 +58,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(f"dry run: {summary}; nothing stored")
         return 0 if parsed.conversations else 1
-    db = _open(args.db, Path(args.migrations))
+    db = _open(args.db, args.migrations)
     added = present = 0
     try:
         with progress_bars() as progress:
@@ -73,10 +75,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from shared.archive import export
     from worker.store import archive
 
     out = Path(args.out)
-    db = _open(args.db, Path(args.migrations))
+    db = _open(args.db, args.migrations)
     try:
         conversations, messages, feedback = asyncio.run(archive.export_rows(db))
     finally:
@@ -94,7 +99,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction, migrations_default: str) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p_import = sub.add_parser("import", help="import past conversations from another "
                               "assistant's export file (or its ZIP)")
     p_import.add_argument("format", choices=FORMATS)
@@ -108,4 +113,4 @@ def add_parsers(sub: argparse._SubParsersAction, migrations_default: str) -> Non
     p_export.set_defaults(func=cmd_export)
     for p in (p_import, p_export):
         p.add_argument("--db", required=True, help="SQLite database file")
-        p.add_argument("--migrations", default=migrations_default, help=argparse.SUPPRESS)
+        p.add_argument("--migrations", help=argparse.SUPPRESS)

@@ -117,7 +117,9 @@ OPERATIONS: tuple[Operation, ...] = (
               "A hub run's first and last contact: registers the vault, hands out the run's "
               "sync sequence, says what the Worker holds", "hub", Contact, request=Heartbeat,
               errors={409: "the vault name is already used by another vault id "
-                           "(vault_name_taken): rename this vault; nothing was stored"}),
+                           "(vault_name_taken, details.holder): rename this vault; or another "
+                           "hub's run holds the vault (vault_busy, details.lease_until): "
+                           "try again later; nothing was stored"}),
     Operation("POST", "/vault/sync", "One batch of note upserts and deletes, applied "
               "atomically and idempotently", "hub", SyncResult, request=SyncBatch,
               errors={409: "the batch_id was used by another vault",
