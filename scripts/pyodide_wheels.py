@@ -32,8 +32,9 @@ PYODIDE_PLATFORM = "pyemscripten_2026_0_wasm32"
 # Built for Pyodide, fetched with its platform tag; every other wheel must be pure.
 COMPILED = {"pydantic-core"}
 # What the suite needs besides the runtime dependencies: the Workers runtime SDK (the
-# `workers` and `asgi` modules worker/entry.py imports), pytest and its plugins.
-TEST_TOOLS = ["workers-runtime-sdk", "pytest", "pytest-asyncio", "respx", "hypothesis"]
+# `workers` and `asgi` modules worker/entry.py imports), pytest and its plugins, and sqlglot
+# (local/migrate.py, which turns the migrations into SQLite for the `db` fixture).
+TEST_TOOLS = ["workers-runtime-sdk", "pytest", "pytest-asyncio", "respx", "hypothesis", "sqlglot"]
 # hypothesis ships only compiled wheels since 6.156; 6.155.7 is its newest pure wheel.
 PURE_FALLBACK = {"hypothesis": "6.155.7"}
 # The environment markers of Pyodide 314 in Node (sys.platform is "emscripten").

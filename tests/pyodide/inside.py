@@ -46,7 +46,7 @@ def sweep() -> dict[str, Any]:
             try:
                 importlib.import_module(name)
                 imported.append(name)
-            except BaseException as exc:  # noqa: BLE001 - every failure is reported
+            except BaseException as exc:  # every failure is reported
                 failed[name] = "".join(traceback.format_exception_only(exc)).strip()
     return {"imported": imported, "failed": failed, "seconds": time.perf_counter() - started}
 
@@ -58,7 +58,8 @@ class Outcomes:
         self.tests: dict[str, dict[str, str]] = {}
 
     def pytest_runtest_logreport(self, report: Any) -> None:
-        entry = self.tests.setdefault(report.nodeid, {"outcome": "passed"})
+        entry = self.tests.setdefault(report.nodeid, {"outcome": "passed", "seconds": 0.0})
+        entry["seconds"] = round(entry["seconds"] + report.duration, 4)
         if report.when == "call" or report.outcome != "passed":
             if report.outcome != "passed" or entry["outcome"] == "passed":
                 outcome = report.outcome

@@ -61,7 +61,7 @@ def _b64(data: dict) -> str:
 
 
 def _tampered(text: str) -> str:
-    head, body, signature = text.split(".")
+    head, _, signature = text.split(".")
     return f"{head}.{_b64({**claims(), 'email': 'intruder@example.com'})}.{signature}"
 
 
