@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +64,20 @@ def runtime(db: SqliteDatabase, settings: Settings, clock: Clock) -> Runtime:
     return Runtime(db=db, settings=settings, clock=clock)
 
 
+def _with_static_files(runtime: Runtime) -> Any:
+    """The app serving the web client too: from worker/static on disk, as `mallory serve`
+    does; inside Pyodide (tests/pyodide) through the runner's JavaScript ASSETS binding,
+    as at the edge, where StaticFiles cannot run (it needs threads)."""
+    if sys.platform == "emscripten":
+        import mallory_js  # type: ignore[import-not-found]
+
+        return WithRuntime(create_app(), replace(runtime, assets=mallory_js.makeAssets()))
+    return WithRuntime(create_app(serve_static=True), runtime)
+
+
 @pytest.fixture
 async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
-    app = WithRuntime(create_app(serve_static=True), runtime)
+    app = _with_static_files(runtime)
     transport = httpx.ASGITransport(app=app)
     # A browser sends its page's Origin on every POST; the CSRF check wants it.
     async with httpx.AsyncClient(transport=transport, base_url=BASE_URL,

