@@ -33,6 +33,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.skip(reason=embedder.REASON))
 
 
+# The Pyodide suite's one-line summary (tests/pyodide/conftest.py), printed at the end of
+# the run; under pytest-xdist it travels from the worker that ran it in `workeroutput`.
+PYODIDE_SUMMARY = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    line = getattr(node, "workeroutput", {}).get("pyodide_summary")
+    if line:
+        node.config.stash[PYODIDE_SUMMARY] = line
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    line = config.stash.get(PYODIDE_SUMMARY, None)
+    if line:
+        terminalreporter.write_line(line)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "test-sync-token"
 BASE_URL = "http://mallory.test"

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import PYODIDE_SUMMARY, ROOT
 
 IN_PYODIDE = sys.platform == "emscripten"
 if not IN_PYODIDE:
@@ -54,7 +54,6 @@ LEFT_OUT = [
 NOT_IN_PYODIDE = "not miniflare and not browser and not embed and not reliability and not pyodide"
 REPORT_MARK = "PYODIDE-REPORT "
 TIMEOUT_S = 600
-REPORT_KEY = pytest.StashKey[dict[str, Any]]()
 
 
 def _stale_wheels() -> str | None:
@@ -102,21 +101,21 @@ def pyodide_report(request: pytest.FixtureRequest) -> dict[str, Any]:
         *(f"--ignore={path}" for path in LEFT_OUT), *IN_PYODIDE_TESTS)
     report["wall_s"] = elapsed
     report["output_tail"] = output[-6000:]
-    request.config.stash[REPORT_KEY] = report
+    line = summary(report)
+    request.config.stash[PYODIDE_SUMMARY] = line
+    if hasattr(request.config, "workeroutput"):  # a pytest-xdist worker
+        request.config.workeroutput["pyodide_summary"] = line
     return report
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    report = config.stash.get(REPORT_KEY, None)
-    if report is None:
-        return
+def summary(report: dict[str, Any]) -> str:
     tests = report.get("pytest", {}).get("tests", {})
     counts: dict[str, int] = {}
     for entry in tests.values():
         counts[entry["outcome"]] = counts.get(entry["outcome"], 0) + 1
     outcome = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     sweep = report.get("sweep", {})
-    terminalreporter.write_line(
+    return (
         f"Pyodide {report.get('pyodide')} (Python {report.get('python')}): {len(tests)} tests "
         f"run inside Pyodide ({outcome}); {len(sweep.get('imported', []))} modules imported, "
         f"{len(sweep.get('failed', {}))} failed; boot {report.get('boot_s', 0):.1f} s, "
