@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount
 
 from shared.api.errors import MalloryError
+from worker.assets import Assets
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
 from worker.routes import (
@@ -52,15 +53,12 @@ async def _error(request: Request, exc: Exception) -> JSONResponse:
 
 def create_app(serve_static: bool = False,
                clock: Callable[[], float] = time.monotonic) -> SecurityMiddleware:
-    """The app, inside the security middleware (worker/security). In production Workers
-    static assets serve the web client, so the app only serves it when run locally
-    (`serve_static=True`). `clock` (seconds) drives the local rate limiter."""
+    """The app, inside the security middleware (worker/security). Paths no route serves
+    go to the web client's files: the ASSETS binding when the env has one (the edge),
+    worker/static from disk when run locally with `serve_static=True`, else a JSON 404
+    (worker/assets.py). `clock` (seconds) drives the local rate limiter."""
     install_log_redaction()
-    routes = list(ROUTES)
-    if serve_static:
-        from starlette.staticfiles import StaticFiles
-
-        routes.append(Mount("/", app=StaticFiles(directory=STATIC_DIR, html=True)))
+    routes = [*ROUTES, Mount("/", app=Assets(STATIC_DIR if serve_static else None))]
     starlette = Starlette(routes=routes, exception_handlers={
         HTTPException: _http_exception, MalloryError: _error, DatabaseError: _error,
         Exception: _error})
