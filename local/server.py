@@ -62,8 +62,12 @@ def settings_for_bind(settings: Settings, host: str) -> Settings:
         raise ConfigError(f"binding to {host!r} serves Mallory beyond this machine: set "
                           "OWNER_TOKEN (environment or .dev.vars; sign in at /login.html) or "
                           "ACCESS_TEAM_DOMAIN + ACCESS_AUD, or bind to 127.0.0.1")
+    # The address bound is a name the server answers for (`--host 127.0.0.2` is reached as
+    # http://127.0.0.2:PORT), a wildcard is not.
+    bound = host.strip("[]").lower()
     allowed = settings.allowed_hosts or (
-        *LOOPBACK_HOSTS, *([] if loopback or host in WILDCARD_HOSTS else [host.lower()]))
+        *LOOPBACK_HOSTS,
+        *([] if host in WILDCARD_HOSTS or bound in LOOPBACK_HOSTS else [bound]))
     if settings.owner_auth is OwnerAuth.NONE and not loopback_only(allowed):
         raise ConfigError(f"ALLOWED_HOSTS={','.join(allowed)} answers host names other than "
                           "loopback ones, which a DNS-rebinding page can use to reach "

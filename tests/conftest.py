@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for item in items:
             if item.get_closest_marker("embed"):
                 item.add_marker(pytest.mark.skip(reason=embedder.REASON))
+
+
+# The Pyodide suite's one-line summary (tests/pyodide/conftest.py), printed at the end of
+# the run; under pytest-xdist it travels from the worker that ran it in `workeroutput`.
+PYODIDE_SUMMARY = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    line = getattr(node, "workeroutput", {}).get("pyodide_summary")
+    if line:
+        node.config.stash[PYODIDE_SUMMARY] = line
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    line = config.stash.get(PYODIDE_SUMMARY, None)
+    if line:
+        terminalreporter.write_line(line)
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,9 +114,20 @@ def runtime(db: SqliteDatabase, settings: Settings, clock: Clock) -> Runtime:
     return Runtime(db=db, settings=settings, clock=clock)
 
 
+def _with_static_files(runtime: Runtime) -> Any:
+    """The app serving the web client too: from worker/static on disk, as `mallory serve`
+    does; inside Pyodide (tests/pyodide) through the runner's JavaScript ASSETS binding,
+    as at the edge, where StaticFiles cannot run (it needs threads)."""
+    if sys.platform == "emscripten":
+        import mallory_js  # type: ignore[import-not-found]
+
+        return WithRuntime(create_app(), replace(runtime, assets=mallory_js.makeAssets()))
+    return WithRuntime(create_app(serve_static=True), runtime)
+
+
 @pytest.fixture
 async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
-    app = WithRuntime(create_app(serve_static=True), runtime)
+    app = _with_static_files(runtime)
     transport = httpx.ASGITransport(app=app)
     # A browser sends its page's Origin on every POST; the CSRF check wants it.
     async with httpx.AsyncClient(transport=transport, base_url=BASE_URL,

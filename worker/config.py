@@ -144,6 +144,9 @@ class Runtime:
     # Why `semantics` is None, in words for /status (nothing installed or bound, or a
     # vector index that could not be opened); None when nothing needs saying.
     semantic_problem: str | None = None
+    # The Workers assets binding (wrangler.toml `[assets]`), which serves the web client
+    # at the edge (worker/assets.py); None locally, where worker/static is read from disk.
+    assets: Any = None
 
     def now_ms(self) -> int:
         return self.clock()
@@ -165,6 +168,7 @@ class Runtime:
             ai, getattr(env, "VECTORS", None))
         return cls(db=D1Database(getattr(env, "DB", None)), settings=settings, ai=ai,
                    semantics=semantics, schedule=_wait_until, index_notes_inline=True,
+                   assets=getattr(env, "ASSETS", None),
                    semantic_problem=None if semantics or settings.lexical_only
                    else EDGE_WITHOUT_SEMANTICS)
 

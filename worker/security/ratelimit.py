@@ -68,20 +68,12 @@ def _refuse(name: str, retry_after_s: float) -> TooManyRequests:
                            code="rate_limited", headers={"retry-after": str(wait)})
 
 
-def _js_options(options: dict[str, str]) -> Any:
-    try:
-        import js  # type: ignore[import-not-found]
-        from pyodide.ffi import to_js  # type: ignore[import-not-found]
-    except ImportError:  # outside Pyodide (tests): the fake binding takes a dict
-        return options
-    return to_js(options, dict_converter=js.Object.fromEntries)
-
-
 async def _edge_allows(binding: Any, key: str) -> bool:
     from worker.db.binding import to_py
+    from worker.ffi import js_arg
 
     try:
-        outcome = to_py(await binding.limit(_js_options({"key": key})))
+        outcome = to_py(await binding.limit(js_arg(binding, {"key": key})))
     except Exception:  # a limiter outage must not lock the owner out; auth still holds
         log.exception("the rate-limiting binding failed; letting the request through")
         return True

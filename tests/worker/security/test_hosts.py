@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from local.cli import main
-from local.server import settings_for_bind
+from local.migrate import MIGRATIONS_DIR, migrate
+from local.server import local_app, settings_for_bind
 from local.sqlite_db import SqliteDatabase
 from shared.api.errors import ConfigError
 from tests.conftest import auth, heartbeat
@@ -109,10 +110,26 @@ def test_mallory_serve_refuses_a_wide_host_list_at_start_up(
 
 
 def test_loopback_bind_is_local_owner_with_loopback_hosts() -> None:
-    for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+    for host in ("127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"):
         settings = settings_for_bind(Settings(), host)
         assert settings.owner_auth is OwnerAuth.LOCAL_OWNER
-        assert settings.allowed_hosts == LOOPBACK_HOSTS
+        extra = ("127.0.0.2",) if host == "127.0.0.2" else ()  # its own address
+        assert settings.allowed_hosts == (*LOOPBACK_HOSTS, *extra)
+
+
+async def test_a_server_bound_to_another_loopback_address_answers_it(
+        tmp_path: Path) -> None:
+    """`mallory serve --host 127.0.0.2` is reached as http://127.0.0.2:PORT: not 421."""
+    db = SqliteDatabase(str(tmp_path / "bound.sqlite"))
+    await migrate(db, MIGRATIONS_DIR)
+    settings = settings_for_bind(Settings(), "127.0.0.2")
+    app = local_app(db, settings, serve_static=False)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.2:8787") as c:
+        assert (await c.get("/status")).status_code == 200
+        foreign = await c.get("/status", headers={"host": "127.0.0.3:8787"})
+        assert foreign.status_code == 421
+    db.close()
 
 
 def test_other_binds_need_an_owner_token_or_access() -> None:
