@@ -257,6 +257,12 @@ RENDER = """async (status) => {
     ({"mode": "lexical", "configured": "hybrid", "embedder": None, "reranker": None,
       "vectors": None, "notes": ["no embedder is configured: lexical"]},
      ["lexical", "no embedder is configured: lexical"]),
+    ({"mode": "adaptive", "indexing": {"behind": True, "pending": 1472, "running": True,
+                                       "rate_per_s": 5.0, "eta_s": 294},
+      "notes": ["indexing is behind: 1472 of 4000 units have no vector yet"]},
+     ["adaptive · 1,472 to index", "indexing is behind: 1472 of 4000 units have no vector yet"]),
+    ({"mode": "adaptive", "indexing": {"behind": False, "pending": 0}, "notes": []},
+     ["adaptive", ""]),
 ])
 def test_the_retrieval_row_renders_from_status_retrieval_mode(
         page: Page, server: RunningServer, retrieval: object, shown: list | None) -> None:
