@@ -27,7 +27,7 @@ async def heartbeat(request: Request) -> JSONResponse:
     beat = parse_json_model(await read_body(request, MAX_HEARTBEAT_BODY_BYTES), Heartbeat,
                             "heartbeat")
     contact = await vaults.heartbeat(rt.db, beat.vault_id, beat.vault, rt.now_ms(),
-                                     beat.rejected)
+                                     beat.rejected, beat.seq, beat.holder)
     return json_ok(contact_json(contact))
 
 

@@ -9,6 +9,7 @@ import {
   markForgotten, markJudged, rememberedSnippet, rememberSnippet, removeCitationsOf,
   renderMessage, showWithdrawn, wasForgotten,
 } from "./messages.js";
+import { startMenu } from "./menu.js";
 import { SearchView } from "./search.js";
 import { StatusPanel, vaultsOf } from "./status.js";
 
@@ -292,6 +293,7 @@ function start() {
     const id = new URLSearchParams(location.search).get("msg");
     if (id !== null) openDeepLink(id);
   });
+  startMenu();
   conversations.refreshTop();
   status.start();
   const id = new URLSearchParams(location.search).get("msg");

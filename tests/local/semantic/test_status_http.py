@@ -23,7 +23,7 @@ from local.semantic.vectors import SqliteVectorIndex
 from local.semantic.wiring import semantics_or_problem
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from tests.conftest import BASE_URL, TOKEN, Clock, note, sync
+from tests.conftest import BASE_URL, LOCAL_OWNER, TOKEN, Clock, note, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.recall.modes import RetrievalMode
@@ -42,7 +42,7 @@ NOTES = [note("Home/Boiler.md", "The boiler service is due every October; call M
 
 def runtime_for(db: SqliteDatabase, semantics: Semantics | None, mode: str = "hybrid",
                 problem: str | None = None) -> Runtime:
-    return Runtime(db=db, settings=Settings(sync_tokens=(TOKEN,), local_owner=True,
+    return Runtime(db=db, settings=Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER,
                                             retrieval_mode=mode),
                    clock=Clock(), semantics=semantics, semantic_problem=problem)
 

@@ -1,4 +1,4 @@
-"""migrations/0010 on the local SQLite adapter and on real D1 in Miniflare: answers
+"""migrations/0011 on the local SQLite adapter and on real D1 in Miniflare: answers
 withdrawn before it lose their text, Sources and note citations, answers that quoted them
 (to any depth) are withdrawn with them, and their units leave the conversation index."""
 
@@ -35,9 +35,9 @@ NOTE_SOURCE = json.dumps([{"n": 1, "kind": "note", "id": "Bank.md", "label": "Ba
                            "snippet": "sort code 40-51-62", "href": "obsidian://x"}])
 
 
-async def test_0010_redacts_withdrawn_answers_and_follows_their_quotes(
+async def test_0011_redacts_withdrawn_answers_and_follows_their_quotes(
         blank: Database, tmp_path: Path) -> None:
-    await migrate(blank, migrations_before(tmp_path, "0010"))
+    await migrate(blank, migrations_before(tmp_path, "0011"))
     await blank.batch([
         blank.prepare(CONVERSATION_SQL).bind("c"),
         blank.prepare(MESSAGE_SQL).bind("q1", "c", 1, "user", "my sort code?", "[]", None),
@@ -60,7 +60,7 @@ async def test_0010_redacts_withdrawn_answers_and_follows_their_quotes(
                       "excerpt) SELECT rid, 1, 'Bank.md', 'h', 'sort code 40-51-62' "
                       "FROM messages WHERE id = 'a1'"),
     ])
-    assert await migrate(blank) == ["0010_withdrawn_answers_redacted.sql"]
+    assert await migrate(blank) == ["0011_withdrawn_answers_redacted.sql"]
     rows = (await blank.prepare("SELECT id, content, sources, withdrawn_at IS NOT NULL AS w "
                                 "FROM messages WHERE role = 'assistant' ORDER BY seq").all()
             ).results
