@@ -25,7 +25,17 @@ from local import feedback_export
 from local.migrate import migrate
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from tests.conftest import BASE_URL, LIFE_ID, LOCAL_OWNER, NOW_MS, TOKEN, Clock, auth, note, sync
+from tests.conftest import (
+    BASE_URL,
+    LIFE_ID,
+    LOCAL_OWNER,
+    NOW_MS,
+    TOKEN,
+    Clock,
+    auth,
+    note,
+    sync,
+)
 from worker.app import create_app
 from worker.config import Runtime, Settings
 
