@@ -230,10 +230,11 @@ class Syncer:
         healed = self.summary.healed
         summary = self._summary(plan, vault_id)
         summary.reconciled, summary.healed = why, healed
-        if not allow_mass_delete and mass_delete(plan, len(state.notes)):
-            summary.mass_delete = len(plan.deletes)
+        lost = None if allow_mass_delete else mass_delete(plan, state)
+        if lost is not None:
+            summary.mass_delete = lost
             raise MassDelete(
-                f"this run would delete {len(plan.deletes)} of the {len(state.notes)} notes "
+                f"this run would delete {lost} of the {len(state.notes)} notes "
                 f"the Worker holds for vault {self.vault_name!r} ({vault_id}), more than "
                 f"{MASS_DELETE_SHARE:.0%}: is {self.vault} the right folder, and mounted? If "
                 "those notes are really gone, run again with --allow-mass-delete; nothing was "
