@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from local import archive_cli
+
 # Every module that loads the Worker, SQLite or the parser of migrations is imported by
 # the command that needs it: `mallory --help` imports none of them (tests/local/test_cli.py).
 if TYPE_CHECKING:
@@ -219,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     p_export.add_argument("--vault", help="the vault the judged notes are in (linked as "
                           "corpus/notes)")
     p_export.add_argument("--migrations", help=argparse.SUPPRESS)
+    archive_cli.add_parsers(sub)
     args = parser.parse_args(argv)
     import logging
 
@@ -231,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
     try:
+        if hasattr(args, "func"):
+            return int(args.func(args))
         if args.command == "feedback":
             return cmd_feedback_export(args)
         return {"migrate": cmd_migrate, "serve": cmd_serve,
