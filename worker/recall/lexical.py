@@ -14,7 +14,7 @@ from worker.db import Database
 from worker.recall import typo
 from worker.recall.corpora import CORPORA, Corpus, Row, Scoring
 from worker.recall.filters import Filters
-from worker.recall.plan import hits_key, plan
+from worker.recall.plan import Planned, hits_key, plan
 from worker.recall.run import Rows, run
 from worker.recall.stats import (
     Stats,
@@ -46,8 +46,37 @@ class Searched:
 
 
 async def _search(db: Database, query: SearchQuery, filters: Filters,
-                  corpora: Sequence[Corpus]) -> Searched:
-    rows = await run(db, plan(query, filters, corpora))
+                  corpora: Sequence[Corpus], floor: Mapping[str, float] | None = None
+                  ) -> Searched:
+    """One batch: each corpus's rows, ranked, and the statistics. With a score floor, two:
+    the ranking and the statistics first, then the rows only of what may pass (`floor`
+    raises a corpus's ceiling, see `retrieve`)."""
+    if not filters.score_floor:
+        rows = await run(db, plan(query, filters, corpora))
+        return _searched(rows, filters)
+    first = _searched(await run(db, plan(query, filters, corpora, ranked=True)), filters)
+    limits = ceilings(query, first.stats)
+    planned, bm25 = [], {}
+    for corpus in corpora:
+        key = hits_key(corpus)
+        if key not in first.rows:
+            continue
+        ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
+        most = _most_correction(query, first, corpus)
+        ranked = [(int(r["rid"]), _may_pass(relevance(float(r["bm25"]), ceiling), most,
+                                            MAX_BOOST, filters)) for r in first.rows[key]]
+        bm25[key] = {int(r["rid"]): r["bm25"] for r in first.rows[key]}
+        params = corpus.rows_params(ranked, filters) if any(k for _, k in ranked) else None
+        if params is not None:
+            planned.append(Planned(key, corpus.rows_sql, params))
+    read = await run(db, planned)
+    rows = dict(first.rows)
+    for key in bm25:
+        rows[key] = [{**r, "bm25": bm25[key][int(r["rid"])]} for r in read.get(key, ())]
+    return Searched(rows, first.stats, first.raw)
+
+
+def _searched(rows: Rows, filters: Filters) -> Searched:
     raw = collect(rows)
     return Searched(rows, without_query_message(raw) if filters.query_text_is_indexed
                     else raw, raw)
@@ -79,6 +108,14 @@ def _most_correction(query: SearchQuery, found: Searched, corpus: Corpus) -> flo
 
 # Below the floor by more than rounding: a row this close to it is built.
 _FLOOR_MARGIN = 1e-9
+MAX_BOOST = recency_boost(0, 0)  # recency's most: a unit dated now
+
+
+def _may_pass(base: float, most: float, boost: float, filters: Filters) -> bool:
+    """Whether a row of relevance `base` (before the self-match correction, at most
+    `most`) and recency `boost` may reach the filters' score floor."""
+    return (min(base * most, 1.0) * boost * filters.standing_ceiling * (1 + _FLOOR_MARGIN)
+            >= filters.score_floor)
 
 
 def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
@@ -93,22 +130,19 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
     a note with relations is always built: the gate's bundles take a retrieved partner's
     candidate (worker/recall/together.py)."""
     limits = ceilings(query, found.stats)
-    score_floor = filters.score_floor if filters else 0.0
-    standing_ceiling = filters.standing_ceiling if filters else 1.0
     scored = []
     for corpus in corpora:
         key = hits_key(corpus)
         if key not in found.rows:
             continue
         ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
-        most = _most_correction(query, found, corpus) if score_floor else 1.0
+        most = _most_correction(query, found, corpus) if filters else 1.0
         for row in found.rows[key]:
             ts = int(row[corpus.timestamp_column])
             boost = recency_boost(ts, now_ms)
             base = relevance(float(row["bm25"]), ceiling)
-            if score_floor and not row.get("related") and (
-                    min(base * most, 1.0) * boost * standing_ceiling * (1 + _FLOOR_MARGIN)
-                    < score_floor):
+            if filters and not row.get("related") and not _may_pass(base, most, boost,
+                                                                     filters):
                 continue
             scored.append(corpus.to_candidate(row, Scoring(
                 _corrected(base, row, query, found, corpus), boost, ts,
@@ -139,10 +173,11 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
                              docs=sizes(searched.stats))
     # What the query as typed found, every row of it (`first` may lack the rows that
     # could not pass): the corrected search's other hits are fuzzy.
-    typed = score(query, searched, corpora, now_ms) if filters.score_floor else first
+    typed = score(query, await _search(db, query, replace(filters, score_floor=0.0), corpora),
+                  corpora, now_ms) if filters.score_floor else first
     strict = {(c.kind, c.group, c.id) for c in typed}
     as_typed = ceilings(query, searched.stats)
-    again = await _search(db, corrected, filters, corpora)
+    again = await _search(db, corrected, filters, corpora, as_typed)
     candidates = [c if (c.kind, c.group, c.id) in strict else replace(c, fuzzy=True)
                   for c in score(corrected, again, corpora, now_ms, as_typed, filters)]
     return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, again.stats),

@@ -46,14 +46,17 @@ def chunks(stems: Sequence[str], size: int = MAX_BOUND_PARAMETERS) -> list[tuple
 
 
 def plan(query: SearchQuery, filters: Filters,
-         corpora: Sequence[Corpus] = CORPORA) -> list[Planned]:
+         corpora: Sequence[Corpus] = CORPORA, ranked: bool = False) -> list[Planned]:
+    """`ranked`: each corpus's ranked rowids and bm25() only (the first pass of a gated
+    search, worker/recall/lexical.py), not its rows."""
     stems = sorted({s for t in query.terms for s in t.stems})
     statements = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
     for corpus in corpora:
         if not filters.wants(corpus.name):
             continue
         rows = max(filters.limit, 1) * corpus.fetch_per_hit
-        statements.append(Planned(hits_key(corpus), corpus.search_sql,
+        statements.append(Planned(hits_key(corpus),
+                                  corpus.ranked_sql if ranked else corpus.search_sql,
                                   corpus.params(query.match, rows, filters)))
         for i, chunk in enumerate(chunks(stems)):
             statements.append(Planned(("df", corpus.name, i),
