@@ -3,7 +3,8 @@
 It behaves like D1 where it matters, so local runs reject what production would:
 - foreign keys always on (CPython's sqlite3 leaves them off);
 - no BEGIN/COMMIT/SAVEPOINT through the port: atomicity only through `batch()`;
-- D1's limits: 100 bound parameters per statement, 100 KB of SQL text, 2 MB per value.
+- D1's limits: 100 bound parameters per statement, 100 KB of SQL text, 2 MB per value, 5
+  terms in a compound SELECT.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from worker.db.errors import DatabaseError, DatabaseUnavailable, classify
 from worker.db.limits import check_d1_limits
-from worker.db.port import BoundStatement, Result
+from worker.db.port import MAX_COMPOUND_SELECT, BoundStatement, Result
 
 BUSY_TIMEOUT_MS = 5_000
 
@@ -39,6 +40,8 @@ class SqliteDatabase:
             self._conn.row_factory = _dict_row
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self._conn.execute("PRAGMA foreign_keys = ON")
+            # D1's compound-SELECT limit (worker/db/port.py), so a local run fails as it would.
+            self._conn.setlimit(sqlite3.SQLITE_LIMIT_COMPOUND_SELECT, MAX_COMPOUND_SELECT)
             if self.path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()

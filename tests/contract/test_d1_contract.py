@@ -312,3 +312,16 @@ async def test_a_gated_search_reads_only_the_rows_that_may_pass(port: Database) 
         c.id for c in one.candidates if c.relevance * c.boost * 1.1 >= 0.27] == [
         "Garden/Compost.md", "m1"]
     assert two.candidates == [c for c in one.candidates if c.id in ("Garden/Compost.md", "m1")]
+
+
+async def test_a_query_of_many_words_recalls_on_d1(port: Database) -> None:
+    """D1 runs a compound SELECT of at most 5 terms: the document-count lookups of a query
+    with more distinct words are chunked (a 6-word query was refused, and recall failed)."""
+    text = "sourdough starter rye flour hydration levain feeding schedule"
+    await store_notes(port, note("Baking/Sourdough.md", text, title="Sourdough"))
+    query = build_query(text, Mode.AUTOMATIC)
+    assert len({s for t in query.terms for s in t.stems}) > 5
+    found = await lexical.retrieve(port, query, Filters(limit=5), NOW_MS)
+    assert [c.id for c in found.candidates] == ["Baking/Sourdough.md"]
+    with pytest.raises(QueryError, match="compound SELECT"):
+        await port.prepare(" UNION ALL ".join(["SELECT 1"] * 6)).all()
