@@ -92,7 +92,8 @@ class Prepared:
 
 async def prepare(db: SqliteDatabase, sem: Semantics | None, mode: RetrievalMode,
                   q: Query, now_ms: int) -> Prepared:
-    kwargs: dict[str, Any] = {"semantics": sem, "mode": mode}
+    # Every row a candidate: a looser setting of the gate passes rows the default skips.
+    kwargs: dict[str, Any] = {"semantics": sem, "mode": mode, "every_row": True}
     try:
         scope = scope_of(q.query, Mode.AUTOMATIC, now_ms, UTC_ZONE)
         scoped = None

@@ -2,7 +2,7 @@
 
     uv run python -m bench.latency [--mode lexical|hybrid|adaptive|quality]
                                    [--max-messages N] [--index-vectors random|model]
-                                   [--json PATH]
+                                   [--cache DIR] [--profile N] [--json PATH]
 
 For each corpus size it builds a fresh SQLite D1 through the current schema (sections
 and conversation units, bench/latency_corpus.py) and runs the same generated chat
@@ -14,6 +14,11 @@ Recall block). In the same run, on the same tables:
 - for a semantic mode, lexical recall too, so the cost the mode adds is a difference of
   two measurements of one run, and the time recall waits on the query embedding.
 
+`--cache DIR` keeps each corpus in DIR (an ignored folder, e.g. .data/bench) and reuses
+it, migrated to the current schema. `--profile N` runs recall under cProfile and prints
+the N functions with the most own time, per mode and size (the profiler slows Python
+down, so those runs report no timings of their own).
+
 Python time is recall's wall time minus the time inside the database, the embedder and
 the vector index. On a shared machine wall times swing with other work; the CPU-time
 ratio (this process's CPU time, recall against floor) is the steadier figure. Target at
@@ -24,7 +29,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import io
 import json
+import pstats
 import statistics
 import sys
 import tempfile
@@ -33,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpus import Generator
-from bench.latency_corpus import NOW_MS, build, model_vectors, random_vectors, units
+from bench.latency_corpus import NOW_MS, build, cached, model_vectors, random_vectors, units
 from bench.stopwatch import Stopwatch, timed_semantics
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC
@@ -66,6 +74,22 @@ def percentile(values: list[float], q: float) -> float:
 
 def ms(seconds: float) -> float:
     return seconds * 1000
+
+
+async def profile(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
+                  sem: Semantics | None, top: int) -> str:
+    """cProfile's summary of recall over the measured queries (after the warm-up)."""
+    profiler = cProfile.Profile()
+    for i, text in enumerate(queries):
+        if i == WARMUP:
+            profiler.enable()
+        await automatic_recall(db, text, NOW_MS, message_id="bench-q",
+                               conversation_id="bench-c", semantics=sem, mode=mode)
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(top)
+    return out.getvalue()
 
 
 async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
@@ -128,11 +152,13 @@ def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, fl
 
 
 def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
-             index_vectors: str) -> list[dict[str, Any]]:
+             index_vectors: str, cache: Path | None = None,
+             profile_top: int = 0) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="mallory-latency-") as tmp:
         started = time.perf_counter()
-        db = build(Path(tmp) / "bench.sqlite", messages, notes)
+        db = cached(cache, messages, notes) if cache else build(
+            Path(tmp) / "bench.sqlite", messages, notes)
         base = {"messages": messages, "notes": notes, **units(db),
                 "build_s": round(time.perf_counter() - started, 1)}
         runs: list[tuple[RetrievalMode, Semantics | None]] = [(RetrievalMode.LEXICAL, None)]
@@ -142,6 +168,11 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
                         index_vectors=index_vectors)
             runs.append((mode, sem))
         for run_mode, sem in runs:
+            if profile_top:
+                print(f"--- {run_mode.value} at {messages:,} messages + {notes:,} notes, "
+                      f"{len(queries) - WARMUP} recalls ---")
+                print(asyncio.run(profile(db, queries, run_mode, sem, profile_top)))
+                continue
             rows.append({**base, "mode": run_mode.value, "queries": len(queries) - WARMUP,
                          **asyncio.run(measure(db, queries, run_mode, sem))})
             print_row(rows[-1], rows[0])
@@ -190,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--index-vectors", choices=("random", "model"), default="random",
                         help="semantic modes: the units' vectors (the query is always "
                         "embedded by the model)")
+    parser.add_argument("--cache", type=Path,
+                        help="keep and reuse the corpora in this (ignored) folder")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="print cProfile's top N functions instead of timings")
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
     args = parser.parse_args(argv)
     gen = Generator(seed=11)
@@ -197,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     print_header()
     rows = [row for messages, notes in sizes_up_to(args.max_messages)
             for row in run_size(messages, notes, queries, RetrievalMode(args.mode),
-                                args.index_vectors)]
+                                args.index_vectors, args.cache, args.profile)]
     if args.json:
         args.json.write_text(json.dumps({"sizes": rows}, indent=2))
     return 0

@@ -74,6 +74,22 @@ def build(path: Path, messages: int, notes: int) -> SqliteDatabase:
     return db
 
 
+def cached(folder: Path, messages: int, notes: int) -> SqliteDatabase:
+    """The corpus of this size kept in `folder` (an ignored folder such as .data/bench):
+    built once, then opened and brought to the current schema by the migration runner,
+    as an upgraded install would be."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"latency-{messages}-{notes}.sqlite"
+    if not path.exists():
+        partial = path.with_suffix(".building")
+        partial.unlink(missing_ok=True)
+        build(partial, messages, notes).close()
+        partial.rename(path)
+    db = SqliteDatabase(path)
+    asyncio.run(migrate(db))
+    return db
+
+
 def units(db: SqliteDatabase) -> dict[str, int]:
     row = db.connection.execute(
         "SELECT (SELECT count(*) FROM note_sections) AS sections, "

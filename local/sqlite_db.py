@@ -3,7 +3,8 @@
 It behaves like D1 where it matters, so local runs reject what production would:
 - foreign keys always on (CPython's sqlite3 leaves them off);
 - no BEGIN/COMMIT/SAVEPOINT through the port: atomicity only through `batch()`;
-- D1's limits: 100 bound parameters per statement, 100 KB of SQL text, 2 MB per value.
+- D1's limits: 100 bound parameters per statement, 100 KB of SQL text, 2 MB per value, 5
+  terms in a compound SELECT.
 
 Writes never lose to the other writer of the file (the vector index's connection,
 local/semantic/vectors.py): a batch takes the write lock up front (`BEGIN IMMEDIATE`), so
@@ -27,7 +28,7 @@ from typing import TypeVar
 
 from worker.db.errors import DatabaseUnavailable, classify
 from worker.db.limits import check_d1_limits
-from worker.db.port import BoundStatement, Result
+from worker.db.port import MAX_COMPOUND_SELECT, BoundStatement, Result
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5_000  # the vector index's connection, which writes from a thread
@@ -66,6 +67,8 @@ class SqliteDatabase:
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._conn.execute("PRAGMA secure_delete = ON")
+            # D1's compound-SELECT limit (worker/db/port.py), so a local run fails as it would.
+            self._conn.setlimit(sqlite3.SQLITE_LIMIT_COMPOUND_SELECT, MAX_COMPOUND_SELECT)
             if self.path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()

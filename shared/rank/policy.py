@@ -178,6 +178,15 @@ def passes(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> bool
                                          and cand.relevance >= policy.min_relevance)
 
 
+def lexical_pass_floor(policy: RecallPolicy) -> float:
+    """The least score a candidate that passes the lexical gate (`passes` without a bar)
+    can have: its relevance reaches min_relevance, recency never lowers a score and
+    standing lowers it at most to its floor. A row whose best possible score is below
+    this can change nothing `select` returns: it cannot pass, and a group it tops holds
+    no row that could (the lexical retriever builds no candidate for it)."""
+    return policy.min_relevance * policy.standing.floor
+
+
 def select(candidates: Sequence[Candidate], policy: RecallPolicy,
            limit: int | None = None, bar: CosineBar | None = None) -> list[Candidate]:
     """The policy applied to scored candidates from every retriever: one ranked list, at

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import latency
-from bench.latency_corpus import SECTIONS_PER_NOTE, build, units
+from bench import latency, recall_dump
+from bench.latency_corpus import SECTIONS_PER_NOTE, build, cached, units
 
 
 def test_the_corpus_goes_through_the_current_schema(tmp_path: Path) -> None:
@@ -47,3 +47,38 @@ def test_a_hybrid_run_prints_and_records_both_modes(tmp_path: Path,
     assert rows[1]["embed_p50_ms"] > 0 and rows[0]["embed_p50_ms"] == 0
     printed = capsys.readouterr().out
     assert "hybrid" in printed and "recalls stepped down to lexical" in printed
+
+
+def test_a_cached_corpus_is_built_once_and_reopened(tmp_path: Path) -> None:
+    first = cached(tmp_path, messages=20, notes=3)
+    counted = units(first)
+    first.close()
+    built = (tmp_path / "latency-20-3.sqlite").stat().st_mtime_ns
+    again = cached(tmp_path, messages=20, notes=3)
+    assert units(again) == counted and counted["exchanges"] == 10
+    again.close()
+    assert (tmp_path / "latency-20-3.sqlite").stat().st_mtime_ns == built
+    assert not list(tmp_path.glob("*.building"))
+
+
+def test_the_profile_names_recall_s_own_functions(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert latency.main(["--max-messages", "40", "--queries", "3", "--cache", str(tmp_path),
+                         "--profile", "40"]) == 0
+    printed = capsys.readouterr().out
+    assert "3 recalls" in printed and "function calls" in printed
+    assert "worker/recall" in printed
+
+
+def test_the_recall_dump_writes_one_line_per_query(tmp_path: Path) -> None:
+    out = tmp_path / "dump.jsonl"
+    assert recall_dump.main(["--messages", "40", "--notes", "4", "--queries", "3",
+                             "--cache", str(tmp_path), "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 3 + latency.WARMUP
+    assert all(set(line) >= {"query", "block", "injected", "mode"} for line in lines)
+    assert all(line["mode"] == "lexical" and line["error"] is None for line in lines)
+    again = tmp_path / "again.jsonl"
+    recall_dump.main(["--messages", "40", "--notes", "4", "--queries", "3",
+                      "--cache", str(tmp_path), "--out", str(again)])
+    assert again.read_bytes() == out.read_bytes()  # the same code recalls the same bytes

@@ -288,3 +288,40 @@ async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> N
     await forget.delete_message(port, told.id, NOW_MS + 7)
     left = await port.prepare("SELECT count(*) AS n FROM recall_feedback").first()
     assert left is not None and left["n"] == 0
+
+
+async def test_a_gated_search_reads_only_the_rows_that_may_pass(port: Database) -> None:
+    """The two passes (ranking, then the rows kept) run on D1 as on SQLite, and build the
+    same candidates as one pass does for the rows that may reach the floor."""
+    await store_notes(port, note("Garden/Compost.md", "compost heap turning: compost needs air",
+                                 title="Compost heap"),
+                      *(note(f"Misc/n{i}.md", f"the heap of laundry number {i} "
+                             + "filler words " * 30) for i in range(8)))
+    await chats.create_conversation(port, "chat", NOW_MS, "c1")
+    await chats.append_message(port, "c1", "user", "my compost heap smells of ammonia",
+                               NOW_MS, message_id="m1")
+    await chats.append_message(port, "c1", "user", "a heap of ironing again", NOW_MS + 1,
+                               message_id="m2")
+    query = build_query("is the compost heap turning?", Mode.AUTOMATIC)
+    whole = Filters(limit=20)
+    gated = Filters(limit=20, score_floor=0.27, standing_ceiling=1.1)
+    one = await lexical.retrieve(port, query, whole, NOW_MS)
+    two = await lexical.retrieve(port, query, gated, NOW_MS)
+    assert len(one.candidates) == 11
+    assert [c.id for c in two.candidates] == [
+        c.id for c in one.candidates if c.relevance * c.boost * 1.1 >= 0.27] == [
+        "Garden/Compost.md", "m1"]
+    assert two.candidates == [c for c in one.candidates if c.id in ("Garden/Compost.md", "m1")]
+
+
+async def test_a_query_of_many_words_recalls_on_d1(port: Database) -> None:
+    """D1 runs a compound SELECT of at most 5 terms: the document-count lookups of a query
+    with more distinct words are chunked (a 6-word query was refused, and recall failed)."""
+    text = "sourdough starter rye flour hydration levain feeding schedule"
+    await store_notes(port, note("Baking/Sourdough.md", text, title="Sourdough"))
+    query = build_query(text, Mode.AUTOMATIC)
+    assert len({s for t in query.terms for s in t.stems}) > 5
+    found = await lexical.retrieve(port, query, Filters(limit=5), NOW_MS)
+    assert [c.id for c in found.candidates] == ["Baking/Sourdough.md"]
+    with pytest.raises(QueryError, match="compound SELECT"):
+        await port.prepare(" UNION ALL ".join(["SELECT 1"] * 6)).all()

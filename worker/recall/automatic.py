@@ -15,7 +15,15 @@ from shared.block.envelope import EXCERPT_CHARS, Injected, build_recall_block
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
 from shared.rank.feedback import query_hash
-from shared.rank.policy import AUTOMATIC, CosineBar, RecallPolicy, cosine_bar, names_only, select
+from shared.rank.policy import (
+    AUTOMATIC,
+    CosineBar,
+    RecallPolicy,
+    cosine_bar,
+    lexical_pass_floor,
+    names_only,
+    select,
+)
 from shared.text.dialogue import dialogue_act
 from shared.text.matcher import matched_terms, with_terms
 from shared.text.sanitiser import Mode, SearchQuery, build_query
@@ -64,13 +72,18 @@ async def candidates(db: Database, text: str, now_ms: int, *,
                      text_is_stored: bool = False, policy: RecallPolicy = AUTOMATIC,
                      semantics: Semantics | None = None,
                      mode: RetrievalMode = RetrievalMode.LEXICAL,
-                     scope: TimeScope | None = None) -> tuple[Retrieved, str]:
+                     scope: TimeScope | None = None,
+                     every_row: bool = False) -> tuple[Retrieved, str]:
     """Everything automatic recall retrieved for `text`, before the gate, with the
     message's dialogue act (nothing is retrieved for a social or meta message).
     `text_is_stored`: the text is already a stored message (the chat path). `scope`: only
     within this time (worker/recall/timeframe.py). The owner's feedback reorders them, and
     drops what was judged irrelevant for this very query (worker/recall/feedback.py).
-    Their matched terms are left to the gate, which needs them for few of them."""
+    Their matched terms are left to the gate, which needs them for few of them.
+
+    When the lexical gate will decide (no semantic retrieval), rows it could pass none of
+    are not made candidates (shared.rank.policy.lexical_pass_floor); `every_row` keeps
+    them, for a sweep of the gate's own knobs (bench.gate_curve)."""
     query = scope.query if scope else build_query(text, Mode.AUTOMATIC)
     act = dialogue_act(query.text)
     if act != "request":
@@ -79,6 +92,9 @@ async def candidates(db: Database, text: str, now_ms: int, *,
                       conversation_id=conversation_id,
                       exclude_recent_turns=policy.exclude_recent_turns,
                       query_text_is_indexed=text_is_stored)
+    if not every_row and (semantics is None or mode is RetrievalMode.LEXICAL):
+        filters = replace(filters, score_floor=lexical_pass_floor(policy),
+                          standing_ceiling=policy.standing.ceiling)
     if scope:
         found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)
     else:
@@ -125,11 +141,12 @@ def gate_bar(found: Retrieved, semantics: Semantics | None) -> CosineBar | None:
     Terms are matched only where they are read: here when the query is made of names,
     then for the hits (matching all ~130 candidate rows cost more Python time than any
     other step of recall, bench.latency)."""
+    if semantics is None or found.exact or found.mode is RetrievalMode.LEXICAL:
+        return None
     terms = [t.fts for t in found.query.terms]
-    named = names_only(terms, found.idf, found.docs) and any(
-        matched_terms(found.query.terms, [c.text, *(v for _, v in c.fields)]
-                      ).issuperset(terms) for c in found.candidates)
-    if semantics is None or found.exact or named or found.mode is RetrievalMode.LEXICAL:
+    if names_only(terms, found.idf, found.docs) and any(
+            matched_terms(found.query.terms, [c.text, *(v for _, v in c.fields)]
+                          ).issuperset(terms) for c in found.candidates):
         return None
     return cosine_bar(semantics.embedder.model)
 

@@ -24,7 +24,14 @@ from worker.db.port import Value
 from worker.recall.filters import Filters
 from worker.semantic import units as vectors
 from worker.semantic.units import VectorCorpus
-from worker.store.search_sql import messages_search_sql, notes_search_sql
+from worker.store.search_sql import (
+    MESSAGES_ROWS_SQL,
+    NOTES_ROWS_SQL,
+    messages_ranked_sql,
+    messages_search_sql,
+    notes_ranked_sql,
+    notes_search_sql,
+)
 
 CorpusName = Literal["notes", "messages"]
 Row = Mapping[str, Any]
@@ -47,6 +54,12 @@ class Corpus:
     search_sql: str
     # The search statement's parameters: (MATCH expression, rows wanted, filters).
     params: Callable[[str, int, Filters], tuple[Value, ...]]
+    # A gated search in two passes (worker/recall/lexical.py): `ranked_sql` (same
+    # parameters) ranks without reading a row; `rows_sql` reads the rows it keeps, bound
+    # by `rows_params` from the ranked rowids in order, each with whether it is kept.
+    ranked_sql: str
+    rows_sql: str
+    rows_params: Callable[[Sequence[tuple[int, bool]], Filters], tuple[Value, ...] | None]
     to_candidate: Callable[[Row, Scoring], Candidate]
     # What a row's candidate matches the query's terms on: its text, then its fields'
     # values (the candidate's `text` and `fields`), read before the candidate is made.
@@ -153,6 +166,22 @@ def _message_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...
             filters.exclude_recent_turns, *filters.window_params(days=False))
 
 
+def _note_rows_params(ranked: Sequence[tuple[int, bool]], filters: Filters
+                      ) -> tuple[Value, ...] | None:
+    """Every ranked section, marked kept or not: one not kept is still read when its note
+    has relations (NOTES_ROWS_SQL)."""
+    return (json.dumps([[rid, int(keep)] for rid, keep in ranked]),) if ranked else None
+
+
+def _message_rows_params(ranked: Sequence[tuple[int, bool]], filters: Filters
+                         ) -> tuple[Value, ...] | None:
+    kept = [rid for rid, keep in ranked if keep]
+    if not kept:
+        return None  # nothing to read: no statement
+    return (json.dumps(kept), json.dumps(list(filters.exclude_message_ids)),
+            filters.conversation_id or "", filters.exclude_recent_turns)
+
+
 def _note_documents(cand: Candidate) -> tuple[str, ...]:
     return (f"note:{cand.vid}:{cand.id}",)
 
@@ -177,6 +206,8 @@ NOTES = Corpus(
     columns=NOTE_COLUMNS, group_column="note_key", timestamp_column="note_date",
     # A note often has several matching sections: fetch more, keep the best.
     fetch_per_hit=3, search_sql=notes_search_sql(NOTE_COLUMNS), params=_note_params,
+    ranked_sql=notes_ranked_sql(NOTE_COLUMNS), rows_sql=NOTES_ROWS_SQL,
+    rows_params=_note_rows_params,
     to_candidate=_note, match_texts=_note_texts, documents=_note_documents,
     judged=_note_judged, vector=vectors.NOTES)
 
@@ -186,6 +217,8 @@ MESSAGES = Corpus(
     group_column="conversation_id", timestamp_column="created_at",
     # A conversation often has several matching units: fetch more, keep the best.
     fetch_per_hit=3, search_sql=messages_search_sql(MESSAGE_COLUMNS), params=_message_params,
+    ranked_sql=messages_ranked_sql(MESSAGE_COLUMNS), rows_sql=MESSAGES_ROWS_SQL,
+    rows_params=_message_rows_params,
     to_candidate=_unit, match_texts=_unit_texts, documents=_message_documents,
     judged=_message_judged, vector=vectors.MESSAGES)
 

@@ -29,6 +29,11 @@ class Filters:
     # Only notes dated, and messages written, within these days of the owner's (a time
     # expression in the query: worker/recall/timeframe.py).
     window: TimeWindow | None = None
+    # Lexical rows whose best possible score (relevance × recency × the standing ceiling)
+    # is below this are not made candidates: the lexical gate could pass none of them
+    # (shared.rank.policy.lexical_pass_floor). 0: every row is a candidate.
+    score_floor: float = 0.0
+    standing_ceiling: float = 1.0
 
     def window_params(self, days: bool) -> tuple[int | None, ...]:
         """The window's bounds as the search statements bind them: first and last day

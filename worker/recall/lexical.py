@@ -7,14 +7,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from shared.rank.candidate import Candidate
-from shared.rank.scoring import recency_boost, relevance
+from shared.rank.scoring import idf, recency_boost, relevance, term_df
 from shared.text.matcher import matched_terms
 from shared.text.sanitiser import SearchQuery
 from worker.db import Database
 from worker.recall import typo
 from worker.recall.corpora import CORPORA, Corpus, Row, Scoring
 from worker.recall.filters import Filters
-from worker.recall.plan import hits_key, plan
+from worker.recall.plan import Planned, hits_key, plan
 from worker.recall.run import Rows, run
 from worker.recall.stats import (
     Stats,
@@ -46,8 +46,37 @@ class Searched:
 
 
 async def _search(db: Database, query: SearchQuery, filters: Filters,
-                  corpora: Sequence[Corpus]) -> Searched:
-    rows = await run(db, plan(query, filters, corpora))
+                  corpora: Sequence[Corpus], floor: Mapping[str, float] | None = None
+                  ) -> Searched:
+    """One batch: each corpus's rows, ranked, and the statistics. With a score floor, two:
+    the ranking and the statistics first, then the rows only of what may pass (`floor`
+    raises a corpus's ceiling, see `retrieve`)."""
+    if not filters.score_floor:
+        rows = await run(db, plan(query, filters, corpora))
+        return _searched(rows, filters)
+    first = _searched(await run(db, plan(query, filters, corpora, ranked=True)), filters)
+    limits = ceilings(query, first.stats)
+    planned, bm25 = [], {}
+    for corpus in corpora:
+        key = hits_key(corpus)
+        if key not in first.rows:
+            continue
+        ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
+        most = _most_correction(query, first, corpus)
+        ranked = [(int(r["rid"]), _may_pass(relevance(float(r["bm25"]), ceiling), most,
+                                            MAX_BOOST, filters)) for r in first.rows[key]]
+        bm25[key] = {int(r["rid"]): r["bm25"] for r in first.rows[key]}
+        params = corpus.rows_params(ranked, filters) if any(k for _, k in ranked) else None
+        if params is not None:
+            planned.append(Planned(key, corpus.rows_sql, params))
+    read = await run(db, planned)
+    rows = dict(first.rows)
+    for key in bm25:
+        rows[key] = [{**r, "bm25": bm25[key][int(r["rid"])]} for r in read.get(key, ())]
+    return Searched(rows, first.stats, first.raw)
+
+
+def _searched(rows: Rows, filters: Filters) -> Searched:
     raw = collect(rows)
     return Searched(rows, without_query_message(raw) if filters.query_text_is_indexed
                     else raw, raw)
@@ -66,9 +95,40 @@ def _corrected(base: float, row: Row, query: SearchQuery, found: Searched, corpu
     return min(base * self_match_correction(matched, clean, raw), 1.0)
 
 
+def _most_correction(query: SearchQuery, found: Searched, corpus: Corpus) -> float:
+    """The largest self-match correction a row of `corpus` can get: a ratio of sums is at
+    most its largest ratio, so the largest of the terms' clean-to-raw IDF ratios (1 when
+    no term is matched or nothing needs correcting)."""
+    clean, raw = found.stats[corpus.name], found.raw[corpus.name]
+    if clean is raw:
+        return 1.0
+    return max([1.0, *(idf(clean.docs, term_df(t, clean.df)) / idf(raw.docs, term_df(t, raw.df))
+                       for t in query.terms)])
+
+
+# Below the floor by more than rounding: a row this close to it is built.
+_FLOOR_MARGIN = 1e-9
+MAX_BOOST = recency_boost(0, 0)  # recency's most: a unit dated now
+
+
+def _may_pass(base: float, most: float, boost: float, filters: Filters) -> bool:
+    """Whether a row of relevance `base` (before the self-match correction, at most
+    `most`) and recency `boost` may reach the filters' score floor."""
+    return (min(base * most, 1.0) * boost * filters.standing_ceiling * (1 + _FLOOR_MARGIN)
+            >= filters.score_floor)
+
+
 def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
-          now_ms: int, floor: Mapping[str, float] | None = None) -> list[Candidate]:
-    """Every row as a candidate; `floor` raises a corpus's ceiling (see `retrieve`)."""
+          now_ms: int, floor: Mapping[str, float] | None = None,
+          filters: Filters | None = None) -> list[Candidate]:
+    """The rows as candidates; `floor` raises a corpus's ceiling (see `retrieve`).
+
+    With `filters.score_floor`, a row whose best possible score (its relevance with the
+    largest correction, its recency, the standing ceiling) is below it is not built: the
+    lexical gate can pass none of them (shared.rank.policy.lexical_pass_floor), and making
+    their candidates was most of recall's Python time (bench.latency --profile). A row of
+    a note with relations is always built: the gate's bundles take a retrieved partner's
+    candidate (worker/recall/together.py)."""
     limits = ceilings(query, found.stats)
     scored = []
     for corpus in corpora:
@@ -76,11 +136,17 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
         if key not in found.rows:
             continue
         ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
+        most = _most_correction(query, found, corpus) if filters else 1.0
         for row in found.rows[key]:
             ts = int(row[corpus.timestamp_column])
+            boost = recency_boost(ts, now_ms)
+            base = relevance(float(row["bm25"]), ceiling)
+            if filters and not row.get("related") and not _may_pass(base, most, boost,
+                                                                     filters):
+                continue
             scored.append(corpus.to_candidate(row, Scoring(
-                _corrected(relevance(float(row["bm25"]), ceiling), row, query, found, corpus),
-                recency_boost(ts, now_ms), ts, str(row[corpus.group_column]), query.terms)))
+                _corrected(base, row, query, found, corpus), boost, ts,
+                str(row[corpus.group_column]), query.terms)))
     return scored
 
 
@@ -96,7 +162,7 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     if query.is_empty:
         return LexicalResult(query=query)
     searched = await _search(db, query, filters, corpora)
-    first = score(query, searched, corpora, now_ms)
+    first = score(query, searched, corpora, now_ms, filters=filters)
     found = typo.suspects(query, known_stems(searched.stats))
     if not found.words:
         return LexicalResult(query, first, idf=term_idfs(query, searched.stats),
@@ -105,10 +171,14 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     if not fixes:
         return LexicalResult(query, first, idf=term_idfs(query, searched.stats),
                              docs=sizes(searched.stats))
-    strict = {(c.kind, c.group, c.id) for c in first}
+    # What the query as typed found, every row of it (`first` may lack the rows that
+    # could not pass): the corrected search's other hits are fuzzy.
+    typed = score(query, await _search(db, query, replace(filters, score_floor=0.0), corpora),
+                  corpora, now_ms) if filters.score_floor else first
+    strict = {(c.kind, c.group, c.id) for c in typed}
     as_typed = ceilings(query, searched.stats)
-    again = await _search(db, corrected, filters, corpora)
+    again = await _search(db, corrected, filters, corpora, as_typed)
     candidates = [c if (c.kind, c.group, c.id) in strict else replace(c, fuzzy=True)
-                  for c in score(corrected, again, corpora, now_ms, as_typed)]
+                  for c in score(corrected, again, corpora, now_ms, as_typed, filters)]
     return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, again.stats),
                          sizes(again.stats))

@@ -3,8 +3,9 @@ batch. No database is needed to plan, and tests pin the SQL text it produces.
 
 Per searched corpus: the ranked FTS rows, and the document frequency of every query stem
 from the corpus's fts5vocab table (for the relevance ceiling, shared.rank.scoring). Once: the
-corpus sizes. A query can hold more distinct stems than D1 binds parameters (100): the
-vocabulary lookups are chunked, so any query within the length limit plans to valid SQL.
+corpus sizes. A lookup is a compound SELECT, and D1 runs one of at most 5 terms
+(worker/db/port.py): the lookups are chunked, so any query within the length limit plans
+to valid SQL.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.text.sanitiser import SearchQuery
-from worker.db.port import MAX_BOUND_PARAMETERS, Value
+from worker.db.port import MAX_BOUND_PARAMETERS, MAX_COMPOUND_SELECT, Value
 from worker.recall.corpora import CORPORA, Corpus
 from worker.recall.filters import Filters
 
@@ -41,19 +42,23 @@ def vocab_sql(table: str, n_terms: int) -> str:
     return " UNION ALL ".join([VOCAB_LOOKUP_SQL.format(table=table)] * n_terms)
 
 
-def chunks(stems: Sequence[str], size: int = MAX_BOUND_PARAMETERS) -> list[tuple[str, ...]]:
+def chunks(stems: Sequence[str], size: int = min(MAX_BOUND_PARAMETERS, MAX_COMPOUND_SELECT)
+           ) -> list[tuple[str, ...]]:
     return [tuple(stems[i:i + size]) for i in range(0, len(stems), size)]
 
 
 def plan(query: SearchQuery, filters: Filters,
-         corpora: Sequence[Corpus] = CORPORA) -> list[Planned]:
+         corpora: Sequence[Corpus] = CORPORA, ranked: bool = False) -> list[Planned]:
+    """`ranked`: each corpus's ranked rowids and bm25() only (the first pass of a gated
+    search, worker/recall/lexical.py), not its rows."""
     stems = sorted({s for t in query.terms for s in t.stems})
     statements = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
     for corpus in corpora:
         if not filters.wants(corpus.name):
             continue
         rows = max(filters.limit, 1) * corpus.fetch_per_hit
-        statements.append(Planned(hits_key(corpus), corpus.search_sql,
+        statements.append(Planned(hits_key(corpus),
+                                  corpus.ranked_sql if ranked else corpus.search_sql,
                                   corpus.params(query.match, rows, filters)))
         for i, chunk in enumerate(chunks(stems)):
             statements.append(Planned(("df", corpus.name, i),

@@ -39,6 +39,20 @@ NOTES_IN_WINDOW_SQL = """SELECT note_rid FROM note_dates WHERE day BETWEEN ?{0} 
             UNION SELECT note_rid FROM note_dates WHERE at >= ?{2} AND at < ?{3}"""
 
 
+def _notes_ranked(columns: Mapping[str, float]) -> str:
+    return f"""
+    SELECT rowid AS rid, bm25(note_sections_fts, {weights_sql(columns)}) AS bm25
+    FROM note_sections_fts WHERE note_sections_fts MATCH ?1
+      AND (?3 IS NULL OR rowid IN (
+            SELECT s.rid FROM note_sections AS s
+            JOIN vault_notes AS n ON n.rid = s.note_rid
+            JOIN vaults AS v ON v.vid = n.vid WHERE v.name = ?3))
+      AND (?4 IS NULL OR rowid IN (
+            SELECT s.rid FROM note_sections AS s WHERE s.note_rid IN (
+            {NOTES_IN_WINDOW_SQL.format(4, 5, 6, 7)})))
+    ORDER BY bm25 LIMIT ?2"""
+
+
 def notes_search_sql(columns: Mapping[str, float]) -> str:
     """Note sections (migrations/0005). ?1 the MATCH expression, ?2 how many rows, ?3 a
     vault name or NULL for every vault, ?4–?7 a window of days (NOTES_IN_WINDOW_SQL) or
@@ -50,17 +64,7 @@ def notes_search_sql(columns: Mapping[str, float]) -> str:
     MATCH per row and tokenizes the whole column, which cost more than the ranking itself
     (bench.latency); shared.text.snippets cuts snippets for the final hits."""
     return f"""
-WITH ranked AS (
-    SELECT rowid AS rid, bm25(note_sections_fts, {weights_sql(columns)}) AS bm25
-    FROM note_sections_fts WHERE note_sections_fts MATCH ?1
-      AND (?3 IS NULL OR rowid IN (
-            SELECT s.rid FROM note_sections AS s
-            JOIN vault_notes AS n ON n.rid = s.note_rid
-            JOIN vaults AS v ON v.vid = n.vid WHERE v.name = ?3))
-      AND (?4 IS NULL OR rowid IN (
-            SELECT s.rid FROM note_sections AS s WHERE s.note_rid IN (
-            {NOTES_IN_WINDOW_SQL.format(4, 5, 6, 7)})))
-    ORDER BY bm25 LIMIT ?2
+WITH ranked AS ({_notes_ranked(columns)}
 )
 {NOTE_ROW_SELECT}, ranked.bm25
 FROM ranked
@@ -71,6 +75,55 @@ ORDER BY ranked.bm25
 """
 
 
+def notes_ranked_sql(columns: Mapping[str, float]) -> str:
+    """The first pass of a gated search (worker/recall/lexical.py): notes_search_sql's
+    ranking alone, with its parameters: the rowid and bm25() of each section, no row read."""
+    return f"SELECT rid, bm25 FROM ({_notes_ranked(columns)}\n)"
+
+
+# The second pass: the rows of the sections the first pass ranked, in its order. ?1 a JSON
+# array of [rowid, keep] in that order; a row not kept is read only if its note has
+# relations (the gate's bundles take a retrieved partner's candidate). The bm25() values
+# stay with the caller (no round trip through JSON text).
+NOTES_ROWS_SQL = f"""
+WITH ranked AS (
+    SELECT json_extract(value, '$[0]') AS rid, json_extract(value, '$[1]') AS keep,
+           key AS pos FROM json_each(?1)
+)
+SELECT * FROM (
+{NOTE_ROW_SELECT}, ranked.rid, ranked.keep, ranked.pos
+FROM ranked
+JOIN note_sections AS s ON s.rid = ranked.rid
+JOIN vault_notes AS n ON n.rid = s.note_rid
+JOIN vaults AS v ON v.vid = n.vid)
+WHERE keep OR related
+ORDER BY pos
+"""
+
+
+def _messages_ranked(columns: Mapping[str, float]) -> str:
+    return f"""
+    SELECT rowid AS rid, bm25(conversation_units_fts, {weights_sql(columns)}) AS bm25
+    FROM conversation_units_fts WHERE conversation_units_fts MATCH ?1
+      AND (?6 IS NULL OR rowid IN (
+            SELECT rid FROM conversation_units WHERE created_at >= ?6 AND created_at < ?7))
+    ORDER BY bm25 LIMIT ?2"""
+
+
+_UNIT_COLUMNS = """u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
+       c.title AS conversation_title"""
+_UNIT_TEXTS = f"""substr(u.question, 1, {TEXT_CHARS}) AS question,
+       substr(u.answer, 1, {TEXT_CHARS}) AS answer"""
+
+
+def _unit_exclusions(ids: str, conversation: str, turns: str) -> str:
+    return (f"""coalesce(u.question_id, '') NOT IN (SELECT value FROM json_each({ids}))
+  AND coalesce(u.answer_id, '') NOT IN (SELECT value FROM json_each({ids}))
+  AND NOT (u.conversation_id = {conversation} AND u.seq > (
+        SELECT coalesce(max(seq), 0) FROM messages """
+            f"WHERE conversation_id = {conversation}) - {turns})")
+
+
 def messages_search_sql(columns: Mapping[str, float]) -> str:
     """Conversation units (migrations/0003). ?1 MATCH, ?2 rows; ?6 and ?7 a window (UTC
     start, exclusive end; NULL: any time), applied before the LIMIT; excluded: units
@@ -79,25 +132,36 @@ def messages_search_sql(columns: Mapping[str, float]) -> str:
     a note since deleted or changed) has no unit: worker/store/units.py takes it out of
     the index."""
     return f"""
-WITH ranked AS (
-    SELECT rowid AS rid, bm25(conversation_units_fts, {weights_sql(columns)}) AS bm25
-    FROM conversation_units_fts WHERE conversation_units_fts MATCH ?1
-      AND (?6 IS NULL OR rowid IN (
-            SELECT rid FROM conversation_units WHERE created_at >= ?6 AND created_at < ?7))
-    ORDER BY bm25 LIMIT ?2
+WITH ranked AS ({_messages_ranked(columns)}
 )
-SELECT u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
-       c.title AS conversation_title, ranked.bm25,
-       substr(u.question, 1, {TEXT_CHARS}) AS question,
-       substr(u.answer, 1, {TEXT_CHARS}) AS answer
+SELECT {_UNIT_COLUMNS}, ranked.bm25,
+       {_UNIT_TEXTS}
 FROM ranked
 JOIN conversation_units AS u ON u.rid = ranked.rid
 JOIN conversations AS c ON c.id = u.conversation_id
-WHERE coalesce(u.question_id, '') NOT IN (SELECT value FROM json_each(?3))
-  AND coalesce(u.answer_id, '') NOT IN (SELECT value FROM json_each(?3))
-  AND NOT (u.conversation_id = ?4 AND u.seq > (
-        SELECT coalesce(max(seq), 0) FROM messages WHERE conversation_id = ?4) - ?5)
+WHERE {_unit_exclusions("?3", "?4", "?5")}
 ORDER BY ranked.bm25
+"""
+
+
+def messages_ranked_sql(columns: Mapping[str, float]) -> str:
+    """The first pass of a gated search: messages_search_sql's ranking alone, with its
+    parameters (?3–?5, the exclusions, are unused here: SQLite counts parameters up to the
+    highest number, so one parameter list binds both)."""
+    return f"SELECT rid, bm25 FROM ({_messages_ranked(columns)}\n)"
+
+
+# The second pass: the units the first pass ranked and kept, in its order, with
+# messages_search_sql's exclusions. ?1 a JSON array of rowids, ?2–?4 as its ?3–?5.
+MESSAGES_ROWS_SQL = f"""
+WITH ranked AS (SELECT value AS rid, key AS pos FROM json_each(?1))
+SELECT {_UNIT_COLUMNS}, ranked.rid,
+       {_UNIT_TEXTS}
+FROM ranked
+JOIN conversation_units AS u ON u.rid = ranked.rid
+JOIN conversations AS c ON c.id = u.conversation_id
+WHERE {_unit_exclusions("?2", "?3", "?4")}
+ORDER BY ranked.pos
 """
 
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from shared.rank.policy import (
     AUTOMATIC,
     COSINE_BARS,
     EXPLICIT,
     NAMES_MAX_TERMS,
     cosine_bar,
+    lexical_pass_floor,
     names_only,
     passes,
     select,
 )
-from shared.rank.scoring import idf
+from shared.rank.scoring import RECENCY_WEIGHT, idf
 from tests.builders import candidate
 
 
@@ -93,3 +97,17 @@ def test_names_only_wants_few_rare_terms() -> None:
     # rare in the notes but common in the messages: not a name
     assert not names_only(['"nas"'], {"notes": {'"nas"': rare},
                                       "messages": {'"nas"': idf(100, 40)}}, docs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(relevance=st.floats(0, 1), boost=st.floats(1, 1 + RECENCY_WEIGHT),
+       standing=st.floats(AUTOMATIC.standing.floor, AUTOMATIC.standing.ceiling),
+       fuzzy=st.booleans())
+def test_a_hit_the_lexical_gate_passes_scores_at_least_its_floor(
+        relevance: float, boost: float, standing: float, fuzzy: bool) -> None:
+    """The lexical retriever skips rows below lexical_pass_floor: it must bound every
+    candidate `passes` lets through, whatever its recency and standing."""
+    cand = candidate("n", relevance, boost=boost, standing=standing, fuzzy=fuzzy)
+    if passes(cand, AUTOMATIC, None):
+        assert cand.score >= lexical_pass_floor(AUTOMATIC)
+    assert lexical_pass_floor(AUTOMATIC) > 0  # the automatic gate does skip rows

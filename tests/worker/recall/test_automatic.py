@@ -6,8 +6,9 @@ import hashlib
 import uuid
 
 from local.sqlite_db import SqliteDatabase
+from shared.rank.policy import AUTOMATIC, lexical_pass_floor
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
-from worker.recall.automatic import automatic_recall, gated
+from worker.recall.automatic import automatic_recall, candidates, gate, gated
 from worker.store import chats
 
 
@@ -79,3 +80,25 @@ async def test_gated_hits_carry_the_terms_they_matched(db: SqliteDatabase) -> No
     found = await gated(db, "how much cumin goes in the lentil soup?", NOW_MS)
     assert [h.id for h in found.hits] == ["Recipes/Soup.md"]
     assert found.hits[0].terms == {'"cumin"', '"lentil"', '"soup"'}
+
+
+async def test_rows_the_lexical_gate_cannot_pass_are_not_made_candidates(
+        db: SqliteDatabase) -> None:
+    """Recall builds a candidate only for a row whose best possible score reaches the
+    least score a passing hit has, and injects exactly what it would with every row."""
+    await add_notes(db, note("Garden/Compost.md", "compost heap turning: compost needs air",
+                             title="Compost heap"),
+                    *(note(f"Misc/n{i}.md", f"a long note about many things, among them "
+                           f"the heap of laundry number {i} " + "filler words " * 40)
+                      for i in range(12)))
+    text = "is the compost heap turning?"  # every word is in the index: no typo step
+    found, _ = await candidates(db, text, NOW_MS)
+    every, _ = await candidates(db, text, NOW_MS, every_row=True)
+    assert len(every.candidates) == 13
+    assert [c.id for c in found.candidates] == ["Garden/Compost.md"]
+    floor = lexical_pass_floor(AUTOMATIC)
+    assert all(c.relevance * c.boost * AUTOMATIC.standing.ceiling < floor
+               for c in every.candidates if c.id != "Garden/Compost.md")
+    pruned = await gate(db, found, AUTOMATIC, None, NOW_MS)
+    whole = await gate(db, every, AUTOMATIC, None, NOW_MS)
+    assert [h.id for h in pruned] == [h.id for h in whole] == ["Garden/Compost.md"]

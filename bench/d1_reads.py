@@ -1,0 +1,164 @@
+"""Rows read per recall on real D1 (Miniflare), beside the raw FTS5 floor: what D1 bills.
+
+    uv run python -m bench.d1_reads [--messages 2000] [--notes 200] [--queries 100]
+
+The latency benchmark's corpus (bench/latency_corpus.py: the same generator, messages with
+their conversation units, notes with the hub's sections) is written into D1 inside
+Miniflare through the production statements, then bench.latency's queries run through
+automatic recall there. D1's `meta.rows_read` of every statement is summed per recall:
+
+- floor: the raw `MATCH … ORDER BY bm25 LIMIT k` on both indexes (bench.latency.FLOORS);
+- df lookups, ranking: the plan's fts5vocab document counts, and its first pass alone;
+- retrieval, one pass: candidates with every row read (the SQL explicit search runs);
+- retrieval, gated: the two passes chat-time recall runs (ranking, then the rows that
+  may pass);
+- recall: the whole of automatic recall (retrieval, feedback, relations, replies).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from bench.corpus import Generator
+from bench.latency import FLOORS, WARMUP, percentile
+from bench.latency_corpus import (
+    INSERT_CONVERSATION,
+    INSERT_MESSAGE,
+    INSERT_NOTE,
+    INSERT_VAULT,
+    NOW_MS,
+    SECTIONS_PER_NOTE,
+    _with_sections,
+)
+from local.migrate import migrate
+from local.miniflare import MiniflareD1, _result
+from shared.rank.policy import AUTOMATIC
+from shared.text.sanitiser import Mode, build_query
+from worker.db import DatabaseError
+from worker.db.port import BoundStatement, Result
+from worker.recall.automatic import automatic_recall, candidates
+from worker.recall.filters import Filters
+from worker.recall.plan import plan
+from worker.recall.run import run
+from worker.store.units import unit_statements
+
+BATCH = 50
+FILTERS = Filters(limit=AUTOMATIC.candidates)
+
+
+class CountingD1(MiniflareD1):
+    """Miniflare's D1 with each statement's `meta.rows_read` added to `rows_read`."""
+
+    rows_read = 0
+
+    def _count(self, data: Any) -> None:
+        for r in data if isinstance(data, list) else [data]:
+            self.rows_read += int((r.get("meta") or {}).get("rows_read") or 0)
+
+    async def _post(self, path: str, payload: dict) -> object:
+        data = await super()._post(path, payload)
+        self._count(data)
+        return data
+
+    async def execute(self, stmt: BoundStatement, mode: str) -> Result:
+        data = await self._post("/query", {"sql": stmt.sql, "params": list(stmt.params),
+                                           "mode": mode})
+        assert isinstance(data, dict)
+        return _result(data)
+
+
+async def load(db: CountingD1, messages: int, notes: int) -> None:
+    gen = Generator()
+    rows = gen.messages(messages, NOW_MS)
+    statements = [db.prepare(INSERT_CONVERSATION).bind(c, "bench", t, t)
+                  for c, t in sorted({(r[1], r[5]) for r in rows})]
+    for row in rows:
+        statements.append(db.prepare(INSERT_MESSAGE).bind(*row))
+        statements.extend(db.prepare(s.sql).bind(*s.params)
+                          for s in unit_statements(db, row[0], row[3], row[4]))
+    statements.append(db.prepare(INSERT_VAULT).bind("00000000-0000-4000-8000-00000000bec4",
+                                                    "Bench", NOW_MS))
+    statements.extend(db.prepare(INSERT_NOTE).bind(*_with_sections(r))
+                      for r in gen.notes(notes, NOW_MS, sections=SECTIONS_PER_NOTE))
+    for start in range(0, len(statements), BATCH):
+        await db.batch(statements[start:start + BATCH])
+
+
+async def reads(db: CountingD1, queries: Sequence[str]) -> tuple[dict[str, list[int]],
+                                                                  list[str]]:
+    """Rows read per query and step, and the queries D1 refused (with its message)."""
+    found: dict[str, list[int]] = {"floor": [], "df lookups": [], "ranking": [],
+                                   "one pass": [], "gated": [], "recall": []}
+    refused: list[str] = []
+    kwargs: dict[str, Any] = {"exclude_ids": ("bench-q",), "conversation_id": "bench-c",
+                              "text_is_stored": True}
+    for i, text in enumerate(queries):
+        counts = {}
+        db.rows_read = 0
+        match = build_query(text, Mode.AUTOMATIC).match
+        await db.batch([db.prepare(sql).bind(match, rows) for sql, rows in FLOORS])
+        counts["floor"] = db.rows_read
+        query = build_query(text, Mode.AUTOMATIC)
+        for name, step in (("df lookups", "df"), ("ranking", "hits")):
+            db.rows_read = 0
+            await run(db, [p for p in plan(query, FILTERS, ranked=True) if p.key[0] == step])
+            counts[name] = db.rows_read
+        try:
+            for name, every in (("one pass", True), ("gated", False)):
+                db.rows_read = 0
+                await candidates(db, text, NOW_MS, every_row=every, **kwargs)
+                counts[name] = db.rows_read
+        except DatabaseError as exc:
+            refused.append(f"{text!r}: {exc}")
+            continue
+        db.rows_read = 0
+        await automatic_recall(db, text, NOW_MS, message_id="bench-q",
+                               conversation_id="bench-c")
+        counts["recall"] = db.rows_read
+        if i >= WARMUP:
+            for name, n in counts.items():
+                found[name].append(n)
+    return found, refused
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=2_000)
+    parser.add_argument("--notes", type=int, default=200)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--json", help="write the figures as JSON here")
+    args = parser.parse_args(argv)
+    gen = Generator(seed=11)
+    queries = [gen.query() for _ in range(args.queries + WARMUP)]
+    db = CountingD1.start()
+    try:
+        asyncio.run(migrate(db))
+        asyncio.run(load(db, args.messages, args.notes))
+        found, refused = asyncio.run(reads(db, queries))
+    finally:
+        db.stop()
+    floor = statistics.median(found["floor"])
+    print(f"D1 rows read per recall, {args.messages:,} messages + {args.notes:,} notes, "
+          f"{len(found['floor'])} queries (median, p95, median / floor's median):")
+    figures = {}
+    for name, counts in found.items():
+        med, p95 = statistics.median(counts), percentile([float(c) for c in counts], 0.95)
+        figures[name] = {"median": med, "p95": p95, "ratio": med / floor if floor else None}
+        print(f"  {name:>9}: {med:>8.0f} {p95:>8.0f}   {med / floor if floor else 0:.2f}x")
+    for line in refused:
+        print(f"  D1 refused {line}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"messages": args.messages, "notes": args.notes, **figures}, out, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

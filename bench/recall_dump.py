@@ -1,0 +1,87 @@
+"""What chat-time recall injects for the latency benchmark's queries, as one JSON line per
+query, so two versions of the code can be compared byte for byte (a speed-up must change
+no block and no hit).
+
+    uv run python -m bench.recall_dump --messages 10000 --notes 1000 [--cache DIR]
+                                       [--mode lexical|hybrid|adaptive] --out PATH
+
+The corpus and the queries are bench.latency's (the same seeds, warm-up queries
+included). Each line: the query, the Recall block, and every injected hit with its score
+fields, rounded to 12 digits (the merge's own rounding) so a line differs only when what
+recall decides differs. Hybrid and adaptive use the local MiniLM for the query and
+random unit vectors for the units, as bench.latency does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.corpus import Generator
+from bench.latency import QUERIES, WARMUP, semantics_for
+from bench.latency_corpus import NOW_MS, build, cached
+from shared.block.envelope import Injected
+from worker.recall.automatic import automatic_recall
+from worker.recall.modes import RetrievalMode
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None else round(value, 12)
+
+
+def _hit(hit: Injected) -> dict[str, Any]:
+    c = hit.candidate
+    return {"n": hit.n, "excerpt": hit.excerpt, "standing_note": hit.standing,
+            "kind": c.kind, "id": c.id, "group": c.group, "unit": c.unit,
+            "label": c.label, "href": c.href, "terms": sorted(c.terms), "fuzzy": c.fuzzy,
+            "relevance": _number(c.relevance), "boost": _number(c.boost),
+            "standing": _number(c.standing), "cosine": _number(c.cosine),
+            "fused": _number(c.fused), "score": _number(c.score),
+            "links": [[x.type, x.direction, x.other] for x in c.links]}
+
+
+async def dump(db: Any, queries: list[str], mode: RetrievalMode, sem: Any) -> list[str]:
+    lines = []
+    for text in queries:
+        recall = await automatic_recall(db, text, NOW_MS, message_id="bench-q",
+                                        conversation_id="bench-c", semantics=sem, mode=mode)
+        lines.append(json.dumps({"query": text, "mode": recall.mode.value,
+                                 "fallback": recall.fallback, "error": recall.error,
+                                 "block": recall.block,
+                                 "injected": [_hit(h) for h in recall.injected]},
+                                sort_keys=True, default=str))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=10_000)
+    parser.add_argument("--notes", type=int, default=1_000)
+    parser.add_argument("--queries", type=int, default=QUERIES)
+    parser.add_argument("--mode", default="lexical", choices=[m.value for m in RetrievalMode])
+    parser.add_argument("--cache", type=Path, help="reuse bench.latency's cached corpora")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    gen = Generator(seed=11)
+    queries = [gen.query() for _ in range(args.queries + WARMUP)]
+    mode = RetrievalMode(args.mode)
+    with tempfile.TemporaryDirectory(prefix="mallory-dump-") as tmp:
+        db = cached(args.cache, args.messages, args.notes) if args.cache else build(
+            Path(tmp) / "bench.sqlite", args.messages, args.notes)
+        sem = semantics_for(db, "random")[0] if mode is not RetrievalMode.LEXICAL else None
+        lines = asyncio.run(dump(db, queries, mode, sem))
+        db.close()
+    args.out.write_text("\n".join(lines) + "\n")
+    injected = sum(bool(json.loads(line)["injected"]) for line in lines)
+    print(f"{len(lines)} queries, {injected} with a Recall block → {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
