@@ -15,8 +15,10 @@ from worker.recall.plan import CORPUS_STATS_SQL, STATS_KEY, Planned, chunks, voc
 from worker.recall.run import run
 
 # The most distinct words looked up (a message at the 8,000-character chat limit holds
-# about 1,000): 12 lookups of 100 per corpus in one batch.
-MAX_LOOKUPS = 1_200
+# about 1,000). D1 takes a compound SELECT of at most 5 terms (worker/db/port.py), so this
+# is 40 statements per corpus in one batch, well inside a Worker invocation's 1,000
+# queries; the words past it are weighed as if the index held none of them.
+MAX_LOOKUPS = 200
 
 
 async def salient_text(db: Database, text: str, text_is_stored: bool = True) -> str:
