@@ -64,9 +64,9 @@ async def test_hostile_requests_never_5xx(tmp_path) -> None:
     print(f"\n{COUNT} hostile requests (seed {SEED}) in {elapsed:.1f} s; statuses "
           f"{dict(sorted(statuses.items()))}")
     assert failures == [], f"{len(failures)} failures, first: " + "\n".join(failures[:10])
-    assert sum(statuses.values()) == COUNT >= 10_000
+    assert sum(statuses.values()) == COUNT
     # The mix reaches the handlers, not only the guards: real answers and real refusals.
-    assert statuses[200] > COUNT // 5 and len(conversations) > 100
+    assert statuses[200] > COUNT // 5 and len(conversations) > COUNT // 100
     assert {400, 401, 403, 404, 415, 422} <= set(statuses)
     assert await fts_integrity(db) == FTS_TABLES
     db.close()
