@@ -1,0 +1,154 @@
+"""LoCoMo harness: conversation memory on a public benchmark, one sample's memory at a
+time, its own questions and another sample's (no answer there), per category and overall
+with 95% bootstrap intervals.
+
+    uv run python -m bench.locomo --samples 0-4 --view owner|third --mode lexical|adaptive
+        [--root DIR] [--json PATH] [--rebuild]
+
+Each sample's conversations are loaded through the real path and kept under
+bench-output/locomo (bench.locomo_memory); its questions go through the system's seam
+(bench.system) exactly as bench.relevance asks them. Samples 0–4 may be tuned on, 5–9
+are for reporting only (the LoCoMo folder's README).
+
+Figures (a conversation unit shows two turns, so every hit is expanded into the turn ids
+it holds, duplicates removed, before it is scored):
+- turn_ndcg@10, turn_recall@10: explicit search's first 10 turns;
+- unit_ndcg@10, unit_recall@10: its first 10 hits, each credited once (bench.metrics);
+- auto_hit: automatic recall injected a turn the question rests on;
+- auto_fpr: of the cross-sample questions, the share that got anything injected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench import runfile
+from bench.bootstrap import draws, ratio_interval
+from bench.evalset import Query
+from bench.locomo_memory import (
+    CACHE,
+    DEFAULT_ROOT,
+    NO_ANSWER,
+    VIEWS,
+    memory,
+    questions,
+    samples_arg,
+)
+from bench.metrics import covered_recall_at, credited, ndcg_at, recall_at
+from bench.provenance import provenance
+from bench.report import figure
+from bench.system import MODES, Hit, Injection, ModeUnavailable, build, require
+
+K = 10
+COLUMNS = ("turn_ndcg@10", "turn_recall@10", "unit_ndcg@10", "unit_recall@10", "auto_hit",
+           "auto_fpr")
+
+
+def turns(hits: Sequence[Hit]) -> list[str]:
+    """The turns the hits show, in order, each once."""
+    seen: dict[str, None] = {}
+    for hit in hits:
+        seen.update(dict.fromkeys(hit))
+    return list(seen)
+
+
+def figures(q: Query, ranked: Sequence[Hit], injection: Injection) -> dict[str, float]:
+    if not q.judgments:
+        return {"auto_fp": float(bool(injection.hits))}
+    shown = turns(ranked)
+    return {
+        "turn_ndcg@10": ndcg_at(shown, q.judgments, K),
+        "turn_recall@10": recall_at(shown, q.judgments, K),
+        "unit_ndcg@10": ndcg_at(credited(ranked, q.judgments), q.judgments, K),
+        "unit_recall@10": covered_recall_at(ranked, q.judgments, K),
+        "auto_hit": float(any(q.judgments.get(t, 0) >= 1 for t in turns(injection.hits))),
+    }
+
+
+def bucket(rows: Sequence[dict[str, float]]) -> dict[str, Any]:
+    """Each column's mean over the rows that have it, with a 95% bootstrap interval."""
+    picks = draws(len(rows))
+    out: dict[str, Any] = {"n": len(rows), "ci": {}}
+    for col in COLUMNS:
+        key = "auto_fp" if col == "auto_fpr" else col
+        nums = [r.get(key, 0.0) for r in rows]
+        dens = [1.0 if key in r else 0.0 for r in rows]
+        out[col] = sum(nums) / sum(dens) if sum(dens) else None
+        interval = ratio_interval(nums, dens, picks) if sum(dens) else None
+        out["ci"][col] = list(interval) if interval else None
+    return out
+
+
+def summarise(per_query: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Overall, and per category (the no-answer questions are their own category)."""
+    by_cat: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for r in per_query:
+        by_cat[r["category"]].append(r["figures"])
+    return {"all": bucket([r["figures"] for r in per_query]),
+            "per_category": {c: bucket(rows) for c, rows in sorted(by_cat.items())}}
+
+
+def run(root: Path, samples: list[int], view: str, mode: str, rebuild: bool = False,
+        cache: Path = CACHE) -> dict[str, Any]:
+    per_query: list[dict[str, Any]] = []
+    for sample in samples:
+        with memory(root, sample, rebuild, cache) as mem:
+            system = build(mem.db, mem.now_ms, mode)
+            for q in questions(root, view, sample, samples):
+                ranked, injected = system.ranked(q.query), system.injected(q.query)
+                per_query.append({"id": q.id, "sample": sample, "category": q.category,
+                                  "ranked": turns(ranked)[:K],
+                                  "injected": turns(injected.hits),
+                                  "figures": figures(q, ranked, injected)})
+        print(f"sample {sample}: done", file=sys.stderr, flush=True)
+    return {"benchmark": "locomo", "view": view, "mode": mode, "samples": samples,
+            **summarise(per_query), "per_query": per_query}
+
+
+def print_table(result: dict[str, Any]) -> None:
+    print(f"LoCoMo {result['view']}'s view, samples {result['samples']}, mode "
+          f"{result['mode']} (95% bootstrap intervals; {NO_ANSWER}: no-answer questions)")
+    width = 22
+    print(f"{'category':14}{'n':>5}  " + "".join(f"{c:{width}}" for c in COLUMNS))
+    rows = [*result["per_category"].items(), ("all", result["all"])]
+    for name, b in rows:
+        print(f"{name:14}{b['n']:5}  " + "".join(
+            f"{figure(b[c], b['ci'][c]):{width}}" for c in COLUMNS))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--samples", default="0-4", help="e.g. 0-4 (tuning) or 5-9")
+    parser.add_argument("--view", choices=VIEWS, default="owner")
+    parser.add_argument("--mode", default="lexical", metavar="|".join(MODES))
+    parser.add_argument("--root", type=Path, default=DEFAULT_ROOT,
+                        help="the converted LoCoMo folder")
+    parser.add_argument("--json", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="build the cached memories again")
+    args = parser.parse_args(argv)
+    try:
+        samples = samples_arg(args.samples)
+        require(args.mode)
+    except (ValueError, ModeUnavailable) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not (args.root / "manifest.json").is_file():
+        print(f"error: {args.root} is not the LoCoMo folder (no manifest.json)",
+              file=sys.stderr)
+        return 2
+    result = {**run(args.root, samples, args.view, args.mode, args.rebuild), **provenance()}
+    print_table(result)
+    if args.json:
+        runfile.write(result, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
