@@ -13,18 +13,22 @@ import contextlib
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from shared.api.protocol import MANIFEST_PAGE
+from shared.api.sync_payload import SyncBatch, SyncResult
+from shared.api.wire import Contact
 
 RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 MAX_ATTEMPTS = 6
 BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 30.0
 TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+
+Answer = TypeVar("Answer", bound=BaseModel)
 
 
 class HubError(Exception):
@@ -47,18 +51,6 @@ class BatchRejected(HubError):
 
 class BatchTooLarge(Exception):
     pass
-
-
-@dataclass(frozen=True)
-class Contact:
-    """The Worker's answer to a heartbeat: who it is, the run's sync sequence, and what it
-    holds of the vault (count and checksum, shared/api/vault_digest.py)."""
-
-    worker_id: str
-    seq: int
-    notes: int
-    checksum: int
-    adopted: bool  # the Worker adopted a pre-0002 vault of this name for this id
 
 
 def backoff_delay(attempt: int, retry_after: str | None = None,
@@ -141,25 +133,31 @@ class WorkerClient:
                            f"{_error_message(response)}")
         return response.json()
 
-    def push(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return self._check(self._request("POST", "/vault/sync", json=payload))
+    def _read(self, model: type[Answer], answer: Any, what: str) -> Answer:
+        try:
+            return model.model_validate(answer)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                 for e in exc.errors()[:3])
+            raise HubError(f"unexpected {what} answer from {self.url} ({problems}); is the "
+                           "Worker up to date (migrations/0002)?") from exc
+
+    def push(self, batch: SyncBatch) -> SyncResult:
+        answer = self._check(self._request("POST", "/vault/sync",
+                                           json=batch.model_dump(mode="json")))
+        return self._read(SyncResult, answer, "sync")
 
     def heartbeat(self, vault_id: str, vault_name: str, rejected: int | None = None
                   ) -> Contact:
         """Register the vault (or adopt its pre-0002 copy), record the contact and take the
-        run's sync sequence; `rejected` reports the pages the run could not send."""
+        run's sync sequence (`vault.seq`); `rejected` reports the pages the run could not
+        send. The answer says what the Worker holds of the vault (count and checksum,
+        shared/api/vault_digest.py)."""
         body: dict[str, Any] = {"vault_id": vault_id, "vault": vault_name}
         if rejected is not None:
             body["rejected"] = rejected
-        answer = self._check(self._request("POST", "/vault/heartbeat", json=body))
-        try:
-            vault = answer["vault"]
-            return Contact(worker_id=str(answer["worker_id"]), seq=int(vault["seq"]),
-                           notes=int(vault["notes"]), checksum=int(vault["checksum"]),
-                           adopted=bool(answer.get("adopted")))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise HubError(f"unexpected heartbeat answer from {self.url}: {exc!r}; is the "
-                           "Worker up to date (migrations/0002)?") from exc
+        return self._read(Contact, self._check(self._request("POST", "/vault/heartbeat",
+                                                             json=body)), "heartbeat")
 
     def manifest(self, vault_id: str) -> dict[str, str]:
         """The Worker's whole manifest of one vault, path → content hash."""

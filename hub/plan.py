@@ -17,7 +17,7 @@ from hub.state import PARSER_VERSION, State
 from hub.walk import FileStat
 from shared.api.limits import MAX_BATCH_ITEMS, MAX_SYNC_BODY_BYTES
 from shared.api.protocol import SECTIONS_VERSION
-from shared.api.sync_payload import NoteDelete, NoteUpsert
+from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch
 
 # Leave room under the Worker's body limit for the envelope and JSON escaping variance.
 BATCH_BYTES = MAX_SYNC_BODY_BYTES // 2
@@ -137,11 +137,10 @@ class Batch:
     upserts: tuple[NoteUpsert, ...]
     deletes: tuple[NoteDelete, ...]
 
-    def payload(self, run: Run) -> dict:
-        return {"batch_id": self.batch_id, "vault_id": run.vault_id, "vault": run.vault_name,
-                "seq": run.seq, "sections_version": SECTIONS_VERSION,
-                "upserts": [u.model_dump() for u in self.upserts],
-                "deletes": [d.model_dump() for d in self.deletes]}
+    def payload(self, run: Run) -> SyncBatch:
+        return SyncBatch(batch_id=self.batch_id, vault_id=run.vault_id, vault=run.vault_name,
+                         seq=run.seq, sections_version=SECTIONS_VERSION,
+                         upserts=list(self.upserts), deletes=list(self.deletes))
 
     @property
     def size(self) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.client import BatchRejected, BatchTooLarge, Contact, WorkerClient
+from hub.client import BatchRejected, BatchTooLarge, WorkerClient
 from hub.findings import Finding, counts
 from hub.identity import ensure_vault_id, read_vault_id
 from hub.lint import Resolved
@@ -34,6 +34,7 @@ from hub.state import (
     save_state,
 )
 from hub.walk import walk_vault
+from shared.api.wire import Contact
 
 # The phases a run reports progress in: reading the vault's files, sending the batches.
 READING, SENDING = "reading", "sending"
@@ -93,8 +94,9 @@ def drift(state: State, contact: Contact, vault_id: str, url: str) -> str | None
     if state.vault_id != vault_id:
         return "the state belongs to another vault id"
     notes, checksum = len(state.notes), state.checksum()
-    if (notes, checksum) != (contact.notes, contact.checksum):
-        return (f"the Worker holds {contact.notes} notes (checksum {contact.checksum}), "
+    held = contact.vault
+    if (notes, checksum) != (held.notes, held.checksum):
+        return (f"the Worker holds {held.notes} notes (checksum {held.checksum}), "
                 f"the hub state {notes} (checksum {checksum})")
     return None
 
@@ -160,7 +162,7 @@ class Syncer:
         summary.reconciled = why
         for path in plan.confirmed:
             self._record(state, path)
-        run = Run(vault_id, self.vault_name, contact.seq)
+        run = Run(vault_id, self.vault_name, contact.vault.seq)
         batches = make_batches(plan, run, max_items=self.batch_items)
         save_state(self.state_dir, state)  # the rebuilt state and its confirmed stats
         total, done = sum(b.size for b in batches), 0
@@ -199,8 +201,8 @@ class Syncer:
             self._drop_rejected(batch, run, exc, state, summary)
             return
         summary.batches += 1
-        if result.get("status") == "applied":
-            summary.stale += int(result.get("skipped_stale", 0))
+        if result.status == "applied":
+            summary.stale += result.skipped_stale
         for note in batch.upserts:
             self._record(state, note.path)
         for gone in batch.deletes:

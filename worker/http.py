@@ -7,6 +7,7 @@ import logging
 import re
 from typing import Any
 
+from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -84,5 +85,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def json_ok(data: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(data, status_code=status)
+def json_ok(model: BaseModel, status: int = 200) -> JSONResponse:
+    """A success response: a wire model of shared/api/wire.py (or a request model the
+    Worker echoes), rendered by its aliases ("from", not "from_")."""
+    return JSONResponse(model.model_dump(mode="json", by_alias=True), status_code=status)

@@ -46,11 +46,13 @@ class Source(BaseModel):
     standing: str | None = None
 
 
-# The responses of every route, as worker/views.py renders them. They document the API
-# (GET /openapi.json, worker/openapi/); tests/worker/test_openapi.py checks real answers
-# against them. `extra="forbid"` makes their schemas closed: an undocumented field fails.
+# The responses of every route, as worker/views.py renders them and the hub reads them
+# (hub/client.py). They document the API (GET /openapi.json, worker/openapi/);
+# tests/worker/test_openapi.py checks real answers against them. Their schemas are closed,
+# so an undocumented field fails there, but reading ignores fields it does not know: a hub
+# keeps working against a newer Worker that answers more.
 class Wire(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
 
 
 Iso = Annotated[str, Field(description="ISO 8601 in UTC, e.g. 2026-05-28T09:30:00Z")]
@@ -233,11 +235,38 @@ class VaultStatus(Wire):
     legacy: bool = Field(description="synced before vault ids, not adopted by a hub yet")
 
 
+class EmbedderInfo(Wire):
+    model: str
+    dimensions: int
+
+
+class RerankerInfo(Wire):
+    model: str
+
+
+class VectorsInfo(BaseModel):
+    """Open, like Retrieval."""
+
+    model_config = ConfigDict(extra="allow")
+    indexed: int = Field(description="vectors of the current model")
+    pending: int = Field(description="units without a vector yet")
+    stale: int = Field(description="vectors of another model or size, re-embedded as "
+                       "indexing runs")
+    model: str | None = Field(description="the model most vectors were made with")
+
+
 class Retrieval(BaseModel):
-    """Open: later Workers report more about the retrieval stack than its mode."""
+    """Open: later Workers report more about the retrieval stack than these fields."""
 
     model_config = ConfigDict(extra="allow")
     mode: str = Field(description="the retrieval mode search and recall use")
+    configured: str | None = Field(default=None, description="RETRIEVAL_MODE, or null")
+    embedder: EmbedderInfo | None = None
+    reranker: RerankerInfo | None = None
+    vectors: VectorsInfo | None = Field(default=None, description="null without an "
+                                        "embedder")
+    notes: list[str] = Field(default_factory=list, description="why retrieval is not what "
+                             "was configured, in words")
 
 
 class StatusResponse(Wire):

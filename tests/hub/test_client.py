@@ -19,9 +19,13 @@ from hub.client import (
     backoff_delay,
 )
 from hub.sync import Syncer
+from shared.api.sync_payload import SyncBatch, SyncResult
 
 URL = "https://worker.example"
-OK = {"batch_id": "x", "status": "applied", "upserted": 1, "skipped_stale": 0, "deleted": 0}
+OK = {"batch_id": "x", "status": "applied", "upserted": 1, "skipped_stale": 0, "deleted": 0,
+      "withdrawn": 0}
+BATCH = SyncBatch(batch_id="x", vault_id="11111111-1111-4111-8111-111111111111", vault="V",
+                  seq=1)
 
 
 @pytest.fixture
@@ -67,7 +71,8 @@ def test_transient_failures_are_retried_then_succeed(client: WorkerClient,
         httpx.Response(503), httpx.ConnectTimeout("slow"),
         httpx.Response(429, headers={"retry-after": "2"}),
         httpx.Response(200, json=OK)])
-    assert client.push({"batch_id": "x"}) == OK
+    assert client.push(BATCH) == SyncResult(**OK)
+    assert json.loads(route.calls.last.request.content) == BATCH.model_dump(mode="json")
     assert route.call_count == 4
     assert len(sleeps) == 3 and sleeps[2] == 2.0
     assert route.calls.last.request.headers["authorization"] == "Bearer tok"
@@ -78,7 +83,7 @@ def test_persistent_failure_gives_up_with_a_clear_error(client: WorkerClient,
                                                         sleeps: list[float]) -> None:
     route = respx.post(f"{URL}/vault/sync").mock(return_value=httpx.Response(500))
     with pytest.raises(HubError, match="failed 6 times"):
-        client.push({"batch_id": "x"})
+        client.push(BATCH)
     assert route.call_count == MAX_ATTEMPTS and len(sleeps) == MAX_ATTEMPTS - 1
 
 
@@ -87,7 +92,7 @@ def test_401_is_not_retried(client: WorkerClient) -> None:
     route = respx.post(f"{URL}/vault/sync").mock(return_value=httpx.Response(
         401, json={"error": {"code": "unauthorized", "message": "missing credentials"}}))
     with pytest.raises(AuthFailed, match="missing credentials"):
-        client.push({"batch_id": "x"})
+        client.push(BATCH)
     assert route.call_count == 1
 
 
@@ -153,6 +158,27 @@ def test_access_service_token_headers_are_sent_when_configured() -> None:
     plain = WorkerClient(URL, "tok")
     plain.manifest("vault-id")
     assert "cf-access-client-id" not in route.calls.last.request.headers
+
+
+@respx.mock
+def test_a_sync_answer_that_is_not_a_sync_result_is_a_clear_error(client: WorkerClient
+                                                                 ) -> None:
+    respx.post(f"{URL}/vault/sync").mock(return_value=httpx.Response(
+        200, json={"batch_id": "x", "status": "maybe"}))
+    with pytest.raises(HubError, match=r"unexpected sync answer.*status"):
+        client.push(BATCH)
+
+
+@respx.mock
+def test_the_heartbeat_reads_the_shared_contact_and_ignores_newer_fields(
+        client: WorkerClient) -> None:
+    respx.post(f"{URL}/vault/heartbeat").mock(return_value=httpx.Response(200, json={
+        "worker_id": "w1", "adopted": True, "lease": "from a newer Worker",
+        "vault": {"id": "x", "name": "V", "seq": 4, "notes": 2, "checksum": 9,
+                  "last_sync_at": None, "last_contact_at": None, "colour": "blue"}}))
+    contact = client.heartbeat("vault-id", "V")
+    assert (contact.worker_id, contact.adopted) == ("w1", True)
+    assert (contact.vault.seq, contact.vault.notes, contact.vault.checksum) == (4, 2, 9)
 
 
 @respx.mock

@@ -19,7 +19,7 @@ from worker.http import int_param, json_ok, runtime
 from worker.recall.explicit import search as explicit_search
 from worker.recall.filters import SOURCES
 from worker.store import vaults
-from worker.views import search_json
+from worker.views import search_response
 
 
 async def search(request: Request) -> JSONResponse:
@@ -48,7 +48,7 @@ async def search(request: Request) -> JSONResponse:
     result = await explicit_search(rt.db, q, now, source=source, limit=limit,  # type: ignore[arg-type]
                                    vault=vault, semantics=rt.semantics, mode=rt.mode,
                                    zone=pick_zone(rt.settings.owner_timezone, tz))
-    return json_ok(search_json(result, now))
+    return json_ok(search_response(result, now))
 
 
 routes = [Route("/api/search", search, methods=["GET"])]

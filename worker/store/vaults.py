@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from shared.api.errors import Conflict, VaultNameTaken
 from shared.api.vault_digest import note_digest
@@ -86,11 +86,13 @@ class Vault:
                    last_contact_at=ms("last_contact_at"), rejected=int(row["rejected"]))
 
 
-@dataclass(frozen=True)
-class Contact:
+class Beat(NamedTuple):
+    """What a heartbeat found: the Worker's id, the vault after it, and whether it adopted
+    a legacy vault. The route answers it as shared/api/wire.py `Contact`."""
+
     worker_id: str
     vault: Vault
-    adopted: bool  # this heartbeat adopted a legacy vault
+    adopted: bool
 
 
 async def worker_id(db: Database) -> str:
@@ -110,7 +112,7 @@ def name_taken(name: str, holder: str) -> VaultNameTaken:
 
 
 async def heartbeat(db: Database, vault_id: str, name: str, now_ms: int,
-                    rejected: int | None = None) -> Contact:
+                    rejected: int | None = None) -> Beat:
     holder, adopt, beat, identity, missing = await db.batch([
         db.prepare(HOLDER_SQL).bind(vault_id, name),
         db.prepare(ADOPT_SQL).bind(vault_id, name),
@@ -126,8 +128,8 @@ async def heartbeat(db: Database, vault_id: str, name: str, now_ms: int,
                  for r in missing.results]
         await db.prepare(SET_DIGESTS_SQL).bind(json.dumps(pairs)).run()
         vault = await get(db, vault_id) or vault
-    return Contact(worker_id=str(identity.results[0]["id"]), vault=vault,
-                   adopted=bool(adopt.results))
+    return Beat(worker_id=str(identity.results[0]["id"]), vault=vault,
+                adopted=bool(adopt.results))
 
 
 async def get(db: Database, vault_id: str) -> Vault | None:
