@@ -45,7 +45,8 @@ from shared.rank.policy import AUTOMATIC, CosineBar, RecallPolicy
 from shared.text.sanitiser import Mode
 from shared.time.zones import UTC_ZONE
 from worker.recall.automatic import Gated, candidates, gate, gate_bar
-from worker.recall.modes import RetrievalMode, Retrieved
+from worker.recall.modes import Retrieved
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import scope_of
 from worker.semantic.semantics import Semantics
 

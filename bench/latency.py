@@ -40,7 +40,7 @@ from shared.rank.policy import AUTOMATIC
 from shared.text.sanitiser import Mode, build_query
 from worker.recall.automatic import automatic_recall
 from worker.recall.corpora import CORPORA
-from worker.recall.modes import RetrievalMode
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.semantics import Semantics
 
 SIZES = [(1_000, 100), (10_000, 1_000), (100_000, 10_000)]

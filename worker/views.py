@@ -37,9 +37,8 @@ def iso(ms: int) -> str:
 
 def message_out(message: Message) -> wire.MessageOut:
     return wire.MessageOut(id=message.id, conversation_id=message.conversation_id,
-                           seq=message.seq, role=message.role,  # type: ignore[arg-type]
-                           content=message.content, sources=message.sources,
-                           judgments=message.judgments,  # type: ignore[arg-type]
+                           seq=message.seq, role=message.role, content=message.content,
+                           sources=message.sources, judgments=message.judgments,
                            created_at=iso(message.created_at))
 
 

@@ -12,6 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shared.rank.candidate import Role
+from shared.rank.feedback import Judgment
+
 
 class SearchHit(BaseModel):
     kind: Literal["note", "message"]
@@ -75,11 +78,11 @@ class MessageOut(Wire):
     id: str
     conversation_id: str
     seq: int = Field(description="1, 2, ... within the conversation")
-    role: Literal["user", "assistant"]
+    role: Role
     content: str
     sources: list[Source] = Field(description="the sources an answer cites ([] for the "
                                   "owner's messages)")
-    judgments: dict[str, Literal["relevant", "irrelevant"]] = Field(
+    judgments: dict[str, Judgment] = Field(
         description="the owner's 👍/👎 on this answer's sources, by source number "
         "(POST /api/feedback); {} when none")
     created_at: Iso
@@ -137,7 +140,7 @@ class JudgedSource(Wire):
 class FeedbackRecorded(Wire):
     message_id: str
     n: int = Field(description="the source number judged")
-    judgment: Literal["relevant", "irrelevant"]
+    judgment: Judgment
     source: JudgedSource
     recorded_at: Iso
 
