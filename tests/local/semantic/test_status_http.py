@@ -12,6 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import embedder
+
+embedder.require()
+
 from local.migrate import migrate
 from local.semantic.embedder import LocalEmbedder
 from local.semantic.vector_sql import TABLE
