@@ -1,5 +1,5 @@
 """The automatic gate's curve: false-positive rate against hit rate as one knob of the
-gate moves, the others held at their current values (issue 14: "report the curve of
+gate moves, the others held at their current values ("report the curve of
 false-positive rate against hit rate").
 
     uv run python -m bench.gate_curve --set DIR [--split tune] [--mode lexical|adaptive|…]

@@ -17,7 +17,7 @@ Recall block). In the same run, on the same tables:
 Python time is recall's wall time minus the time inside the database, the embedder and
 the vector index. On a shared machine wall times swing with other work; the CPU-time
 ratio (this process's CPU time, recall against floor) is the steadier figure. Target at
-100k messages + 10k notes (~50k sections): lexical p95 ≤ 1.5× the floor's p95 (issue 12).
+100k messages + 10k notes (~50k sections): lexical p95 ≤ 1.5× the floor's p95 (README, "Figures").
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ on a loaded set, as the two callables a relevance run needs.
     system.ranked("car service")    # explicit search: each hit as the doc ids it holds
     system.injected("car service")  # automatic recall: the hits of the Recall block
 
-A mode is a builder in `BUILDERS`; a mode of DESIGN.md §7 without one is refused with
-`ModeUnavailable` before any set is loaded. Adding a mode is adding its builder here.
+A mode is a builder in `BUILDERS`; a mode of worker/recall/retrieval_mode.py without one
+is refused with `ModeUnavailable` before any set is loaded. Adding a mode is adding its builder
+here.
 """
 
 from __future__ import annotations

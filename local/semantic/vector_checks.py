@@ -1,5 +1,5 @@
 """What the local vector index accepts: Vectorize's limits, so a local run refuses what
-production would (developers.cloudflare.com/vectorize/platform/limits, platform notes §9).
+production would (developers.cloudflare.com/vectorize/platform/limits, docs/platform.md).
 Pure functions; each refusal is a VectorIndexError naming the record, the field and the
 limit, and a refused batch stores nothing."""
 

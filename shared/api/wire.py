@@ -45,7 +45,7 @@ class Source(BaseModel):
     href: str
     # Its standing, when there is something to notice: "draft", "deprecated — superseded
     # by [2]", "stable — contradicts [1]" (shared/knowledge/labels.py). Absent in answers stored
-    # before issue 15.
+    # before standings were recorded.
     standing: str | None = None
 
 

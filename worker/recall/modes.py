@@ -1,4 +1,4 @@
-"""Retrieval modes (seed 000's semantics), chosen by RETRIEVAL_MODE:
+"""Retrieval modes (docs/design.md, "Retrieval modes"), chosen by RETRIEVAL_MODE:
 
     lexical   FTS5 only; never loads a model
     hybrid    lexical and vector lists fused by reciprocal rank (shared.rank.fusion.fuse)
@@ -35,7 +35,8 @@ log = logging.getLogger("mallory.recall")
 
 
 RERANK_POOL = 40
-# Adaptive escalation (seed 000): rerank when the fused top two are this close (as a share
+# Adaptive escalation (docs/design.md, "Retrieval modes"): rerank when the fused top two are
+# this close (as a share
 # of the best fused score), or the lexical and vector top fives share this little.
 MIN_TOP2_MARGIN = 0.08
 MIN_TOP5_OVERLAP = 0.40

@@ -1,5 +1,5 @@
 """POST /api/feedback {message_id, n, judgment}: the owner's 👍/👎 on source [n] of one of
-Mallory's answers (DESIGN.md §7; worker/store/feedback.py). An unknown message is a 404, a
+Mallory's answers (README, "HTTP API"; worker/store/feedback.py). An unknown message is a 404, a
 source number the answer does not have a 422, a source deleted since a 409; nothing is
 stored for any of them."""
 
