@@ -133,7 +133,7 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
     with tempfile.TemporaryDirectory(prefix="mallory-latency-") as tmp:
         started = time.perf_counter()
         db = build(Path(tmp) / "bench.sqlite", messages, notes)
-        base = {"messages": messages, "notes": notes, **units(db),
+        base: dict[str, Any] = {"messages": messages, "notes": notes, **units(db),
                 "build_s": round(time.perf_counter() - started, 1)}
         runs: list[tuple[RetrievalMode, Semantics | None]] = [(RetrievalMode.LEXICAL, None)]
         if mode is not RetrievalMode.LEXICAL:
@@ -141,9 +141,9 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
             base.update(vectors=count, vectors_s=round(vectors_s, 1),
                         index_vectors=index_vectors)
             runs.append((mode, sem))
-        for run_mode, sem in runs:
+        for run_mode, run_sem in runs:
             rows.append({**base, "mode": run_mode.value, "queries": len(queries) - WARMUP,
-                         **asyncio.run(measure(db, queries, run_mode, sem))})
+                         **asyncio.run(measure(db, queries, run_mode, run_sem))})
             print_row(rows[-1], rows[0])
         db.close()
     return rows

@@ -121,7 +121,7 @@ class WorkerClient:
         if response.status_code == 413:
             raise BatchTooLarge(_error_message(response))
         if response.status_code == 422:
-            details = []
+            details: list[dict[str, Any]] = []
             with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
                 details = response.json()["error"].get("details") or []
             raise BatchRejected(_error_message(response), details)

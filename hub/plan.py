@@ -115,8 +115,9 @@ def _resolve(plan: Plan, state: State, index: VaultIndex) -> None:
                 f"{kind} relation to {target!r}: that page was deleted or moved in this run;"
                 " the relation has no effect until the page names where it went"))
                 for target, kind in entry.relations if target in gone]
-    graph = {p: [tuple(r) for r in e.relations] for p, e in state.notes.items()
-             if p in index.paths}
+    graph: dict[str, list[tuple[str, str]]] = {
+        p: [(r[0], r[1]) for r in e.relations] for p, e in state.notes.items()
+        if p in index.paths}
     graph.update({p: [(r.target, r.type) for r in done.relations]
                   for p, done in plan.resolved.items()})
     plan.findings += cycles(graph, touching=set(plan.reads))
@@ -178,11 +179,15 @@ def make_batches(plan: Plan, run: Run, max_items: int = BATCH_ITEMS,
             batches.append(Batch(batch_id(run, ups, dels), tuple(ups), tuple(dels)))
         ups, dels, size = [], [], 0
 
-    for item in [*plan.upserts, *plan.deletes]:
+    items: list[NoteUpsert | NoteDelete] = [*plan.upserts, *plan.deletes]
+    for item in items:
         item_size = _item_bytes(item)
         if len(ups) + len(dels) >= max_items or (size + item_size > max_bytes and size):
             flush()
-        (ups if isinstance(item, NoteUpsert) else dels).append(item)  # type: ignore[arg-type]
+        if isinstance(item, NoteUpsert):
+            ups.append(item)
+        else:
+            dels.append(item)
         size += item_size
     flush()
     return batches

@@ -34,6 +34,7 @@ from hub.state import (
     save_state,
 )
 from hub.walk import walk_vault
+from shared.api.sync_payload import NoteDelete, NoteUpsert
 from shared.api.wire import Contact
 
 # The phases a run reports progress in: reading the vault's files, sending the batches.
@@ -234,8 +235,8 @@ class Syncer:
                 if index < len(entries):
                     bad[entries[index].path] = str(detail.get("message"))
         if not bad:  # nothing we can isolate: report the whole batch, keep the rest intact
-            summary.rejected += [Rejection(i.path, str(exc))
-                                 for i in (*batch.upserts, *batch.deletes)]
+            items: list[NoteUpsert | NoteDelete] = [*batch.upserts, *batch.deletes]
+            summary.rejected += [Rejection(i.path, str(exc)) for i in items]
             return
         summary.rejected += [Rejection(p, f"refused by the Worker: {m}") for p, m in bad.items()]
         ups = [u for u in batch.upserts if u.path not in bad]

@@ -140,6 +140,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         asyncio.run(_reindex(db, args))
     finally:
         db.close()
+    return 0
 
 
 def cmd_feedback_export(args: argparse.Namespace) -> int:

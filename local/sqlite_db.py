@@ -14,7 +14,7 @@ from pathlib import Path
 
 from worker.db.errors import DatabaseError, DatabaseUnavailable, classify
 from worker.db.limits import check_d1_limits
-from worker.db.port import BoundStatement, Result
+from worker.db.port import BoundStatement, Database, Result, Statement
 
 BUSY_TIMEOUT_MS = 5_000
 
@@ -71,19 +71,27 @@ class SqliteDatabase:
         except sqlite3.Error as exc:
             raise classify(str(exc)) from exc
 
-    async def batch(self, statements: Sequence[BoundStatement]) -> list[Result]:
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         if not statements:
             return []
-        for stmt in statements:
+        own = [s if isinstance(s, BoundStatement) else BoundStatement(self, s.sql,
+                                                                    tuple(s.params))
+               for s in statements]
+        for stmt in own:
             check_d1_limits(stmt.sql, stmt.params)
         try:
             self._conn.execute("BEGIN")
         except sqlite3.Error as exc:
             raise classify(str(exc)) from exc
         try:
-            results = [self._run(stmt, "all") for stmt in statements]
+            results = [self._run(stmt, "all") for stmt in own]
         except (sqlite3.Error, DatabaseError) as exc:
             self._conn.execute("ROLLBACK")
             raise (exc if isinstance(exc, DatabaseError) else classify(str(exc))) from exc
         self._conn.execute("COMMIT")
         return results
+
+
+def _implements_the_port(adapter: SqliteDatabase) -> Database:
+    """mypy checks here that the adapter satisfies the port (worker/db/port.py)."""
+    return adapter

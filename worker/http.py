@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import MutableMapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -26,7 +27,7 @@ ASCII_INT = re.compile(r"-?[0-9]{1,18}")
 SETTINGS_KEY, RUNTIME_KEY = "mallory.settings", "mallory.runtime"
 
 
-def runtime_of(scope: dict[str, Any]) -> Runtime:
+def runtime_of(scope: MutableMapping[str, Any]) -> Runtime:
     """The Runtime for this request: ready-made locally, built from `env` in a Worker the
     first time it is asked for, then kept in the scope."""
     env = scope.get("env")
@@ -50,7 +51,7 @@ def error_json(status: int, code: str, message: str, details: Any = None) -> JSO
     return JSONResponse(error_body(code, message, details), status_code=status)
 
 
-def settings_of(scope: dict[str, Any]) -> Settings:
+def settings_of(scope: MutableMapping[str, Any]) -> Settings:
     """The Settings for a request: the local Runtime's, or parsed from the Worker's env
     once and kept in the scope. Without an env nothing is configured, so owner routes
     refuse (fail closed)."""

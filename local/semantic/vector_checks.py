@@ -89,6 +89,7 @@ def checked_records(records: Sequence[VectorRecord], dimensions: int) -> list[Ch
         if problem:
             problems.append(f"[{i}] {record.id!r}: {problem}")
         else:
+            assert vector is not None  # unit_vector gives one whenever it finds no problem
             checked.append(CheckedRecord(record.id, vector, dict(record.metadata), text))
     if problems:
         shown = "; ".join(problems[:MAX_PROBLEMS_LISTED])

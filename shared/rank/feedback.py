@@ -60,7 +60,8 @@ def query_hash(text: str) -> str:
 def decayed(vote: Vote, now_ms: int) -> float:
     sign = 1.0 if vote.judgment == "relevant" else -1.0
     age_days = max(now_ms - vote.at_ms, 0) / MS_PER_DAY
-    return sign * FEEDBACK_STEP * 0.5 ** (age_days / FEEDBACK_HALF_LIFE_DAYS)
+    halving: float = 0.5 ** (age_days / FEEDBACK_HALF_LIFE_DAYS)
+    return sign * FEEDBACK_STEP * halving
 
 
 def delta(votes: Iterable[Vote], now_ms: int) -> float:

@@ -12,7 +12,7 @@ from typing import Any
 
 from worker.db.errors import DatabaseError, classify
 from worker.db.limits import check_d1_limits
-from worker.db.port import Result, Row, Value
+from worker.db.port import Database, Result, Row, Statement, Value
 
 
 def to_py(value: Any) -> Any:
@@ -30,7 +30,7 @@ def to_py(value: Any) -> Any:
 
 def _to_js_params(params: Sequence[Value]) -> list[Any]:
     try:
-        from pyodide.ffi import jsnull  # type: ignore[import-not-found]
+        from pyodide.ffi import jsnull  # type: ignore[attr-defined,import-not-found,unused-ignore]
     except ImportError:  # outside Pyodide (unit tests): None stays None
         jsnull = None
     return [jsnull if p is None else p for p in params]
@@ -90,12 +90,18 @@ class D1Database:
     def prepare(self, sql: str) -> D1Statement:
         return D1Statement(self._binding, sql)
 
-    async def batch(self, statements: Sequence[D1Statement]) -> list[Result]:
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         if not statements:
             return []
-        bound = [s.js() for s in statements]
+        bound = [(s if isinstance(s, D1Statement) else
+                  D1Statement(self._binding, s.sql, tuple(s.params))).js() for s in statements]
         try:
             raw = await self._binding.batch(bound)
         except Exception as exc:
             raise classify(str(exc)) from exc
         return [_result(r) for r in to_py(raw)]
+
+
+def _implements_the_port(adapter: D1Database) -> Database:
+    """mypy checks here that the adapter satisfies the port (worker/db/port.py)."""
+    return adapter

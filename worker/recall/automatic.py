@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from shared.api.errors import QueryTooLong
 from shared.block.citations import strip_citations
@@ -97,7 +98,7 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
     message names restricts recall to it, unless nothing there passes the gate: then it
     recalls as if no time were named."""
     scope = scope_of(text, Mode.AUTOMATIC, now_ms, zone)
-    kwargs = {"exclude_ids": exclude_ids, "conversation_id": conversation_id,
+    kwargs: dict[str, Any] = {"exclude_ids": exclude_ids, "conversation_id": conversation_id,
               "text_is_stored": text_is_stored, "policy": policy, "semantics": semantics,
               "mode": mode}
     if scope is not None:

@@ -65,7 +65,7 @@ class NoteRow(NamedTuple):
     note_type: str | None
     status: str | None  # as shared.knowledge.roles knows it
     mtime: int
-    note_date: str | None
+    note_date: int
     content_hash: str
     synced_at: int
     properties: str | None
