@@ -22,6 +22,12 @@ from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch
 # Leave room under the Worker's body limit for the envelope and JSON escaping variance.
 BATCH_BYTES = MAX_SYNC_BODY_BYTES // 2
 BATCH_ITEMS = 100
+# A run that would delete more than this share of the notes the Worker holds for the vault,
+# and at least MASS_DELETE_MIN of them, stops before sending anything until it is given
+# --allow-mass-delete: a wrong folder, an unmounted disk or a vault given another folder's
+# id looks like a vault emptied, and the notes' answers would be withdrawn.
+MASS_DELETE_SHARE = 0.2
+MASS_DELETE_MIN = 10
 
 Reader = Callable[[Path, str, int], Page | Rejection | Unstable]
 Counter = Callable[[int, int], None]  # (done, total)
@@ -121,6 +127,12 @@ def _resolve(plan: Plan, state: State, index: VaultIndex) -> None:
     graph.update({p: [(r.target, r.type) for r in done.relations]
                   for p, done in plan.resolved.items()})
     plan.findings += cycles(graph, touching=set(plan.reads))
+
+
+def mass_delete(plan: Plan, held: int) -> bool:
+    """Would the plan delete a share of the vault's `held` notes that needs confirming?"""
+    deletes = len(plan.deletes)
+    return deletes >= MASS_DELETE_MIN and deletes > MASS_DELETE_SHARE * held
 
 
 @dataclass(frozen=True)

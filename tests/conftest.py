@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from tests import embedder
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.db import Database
+from worker.security.hosts import LOOPBACK_HOSTS
 from worker.store import notes as note_store
 from worker.store import vaults
 
@@ -32,12 +34,35 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.skip(reason=embedder.REASON))
 
 
+# The Pyodide suite's one-line summary (tests/pyodide/conftest.py), printed at the end of
+# the run; under pytest-xdist it travels from the worker that ran it in `workeroutput`.
+PYODIDE_SUMMARY = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    line = getattr(node, "workeroutput", {}).get("pyodide_summary")
+    if line:
+        node.config.stash[PYODIDE_SUMMARY] = line
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    line = config.stash.get(PYODIDE_SUMMARY, None)
+    if line:
+        terminalreporter.write_line(line)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "test-sync-token"
-BASE_URL = "http://mallory.test"
+# A loopback name: local-owner access holds only under a loopback-only host list.
+BASE_URL = "http://localhost"
 LIFE_ID = "11111111-1111-4111-8111-111111111111"  # the id of the vault named "Life"
 DAY_MS = MS_PER_DAY
 NOW_MS = 1_780_000_000_000  # 2026-05-28, fixed so recency is reproducible
+
+
+# What `mallory serve` on 127.0.0.1 sets: local owner, loopback names only.
+LOCAL_OWNER: dict[str, Any] = {"local_owner": True, "allowed_hosts": LOOPBACK_HOSTS}
 
 
 @dataclass
@@ -81,7 +106,7 @@ def clock() -> Clock:
 @pytest.fixture
 def settings() -> Settings:
     # Local-owner mode, as `mallory serve` on 127.0.0.1: owner routes need no credentials.
-    return Settings(sync_tokens=(TOKEN,), local_owner=True)
+    return Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER)
 
 
 @pytest.fixture
@@ -89,9 +114,20 @@ def runtime(db: SqliteDatabase, settings: Settings, clock: Clock) -> Runtime:
     return Runtime(db=db, settings=settings, clock=clock)
 
 
+def _with_static_files(runtime: Runtime) -> Any:
+    """The app serving the web client too: from worker/static on disk, as `mallory serve`
+    does; inside Pyodide (tests/pyodide) through the runner's JavaScript ASSETS binding,
+    as at the edge, where StaticFiles cannot run (it needs threads)."""
+    if sys.platform == "emscripten":
+        import mallory_js  # type: ignore[import-not-found]
+
+        return WithRuntime(create_app(), replace(runtime, assets=mallory_js.makeAssets()))
+    return WithRuntime(create_app(serve_static=True), runtime)
+
+
 @pytest.fixture
 async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
-    app = WithRuntime(create_app(serve_static=True), runtime)
+    app = _with_static_files(runtime)
     transport = httpx.ASGITransport(app=app)
     # A browser sends its page's Origin on every POST; the CSRF check wants it.
     async with httpx.AsyncClient(transport=transport, base_url=BASE_URL,

@@ -38,8 +38,8 @@ def iso(ms: int) -> str:
 def message_out(message: Message) -> wire.MessageOut:
     return wire.MessageOut(id=message.id, conversation_id=message.conversation_id,
                            seq=message.seq, role=message.role, content=message.content,
-                           sources=message.sources, judgments=message.judgments,
-                           created_at=iso(message.created_at))
+                           sources=message.sources, withdrawn=message.withdrawn,
+                           judgments=message.judgments, created_at=iso(message.created_at))
 
 
 def conversation_out(row: Mapping[str, Any]) -> wire.ConversationOut:
@@ -75,7 +75,8 @@ def renamed(row: Mapping[str, Any]) -> wire.Renamed:
 def forgotten(item_id: str, done: Forgotten) -> wire.Forgotten:
     return wire.Forgotten(id=item_id, conversation_id=done.conversation_id,
                           messages_deleted=done.messages, citations_removed=done.citations,
-                          answers_withdrawn=done.withdrawn)
+                          answers_withdrawn=done.withdrawn,
+                          withdrawn_ids=list(done.withdrawn_ids))
 
 
 def _iso_or_none(ms: int | None) -> str | None:
@@ -119,6 +120,7 @@ def vault_status(vault: Vault, stale_after_s: int, now_ms: int) -> wire.VaultSta
 
 def retrieval(status: RetrievalStatus) -> wire.Retrieval:
     vectors = status.vectors
+    indexing = status.indexing
     return wire.Retrieval(
         mode=status.mode.value, configured=status.configured,
         embedder=(wire.EmbedderInfo(model=status.embedder[0], dimensions=status.embedder[1])
@@ -127,6 +129,12 @@ def retrieval(status: RetrievalStatus) -> wire.Retrieval:
         vectors=(wire.VectorsInfo(indexed=vectors.indexed, pending=vectors.pending,
                                   stale=vectors.stale, model=vectors.model)
                  if vectors is not None else None),
+        indexing=(wire.IndexingInfo(behind=indexing.behind, pending=indexing.pending,
+                                    running=indexing.running,
+                                    rate_per_s=(round(indexing.rate_per_s, 2)
+                                                if indexing.rate_per_s is not None else None),
+                                    eta_s=indexing.eta_s)
+                  if indexing is not None else None),
         notes=list(status.notes))
 
 

@@ -85,6 +85,8 @@ class MessageOut(Wire):
     judgments: dict[str, Judgment] = Field(
         description="the owner's 👍/👎 on this answer's sources, by source number "
         "(POST /api/feedback); {} when none")
+    withdrawn: bool = Field(description="an answer withdrawn because something it was given "
+                            "has since been forgotten: its content and sources are removed")
     created_at: Iso
 
 
@@ -177,8 +179,11 @@ class Forgotten(Wire):
     messages_deleted: int
     citations_removed: int = Field(description="citations of it removed from the Sources "
                                    "of the messages that stay")
-    answers_withdrawn: int = Field(description="answers given with it injected, withdrawn "
-                                   "from recall (they stay in their conversations)")
+    answers_withdrawn: int = Field(description="answers given with it in view (recalled "
+                                   "into them, the reply to a forgotten owner message, and "
+                                   "answers that quoted those, to any depth), withdrawn: they "
+                                   "stay in their conversations with their text removed")
+    withdrawn_ids: list[str] = Field(description="the ids of those answers")
 
 
 class Renamed(Wire):
@@ -258,6 +263,18 @@ class VectorsInfo(BaseModel):
     model: str | None = Field(description="the model most vectors were made with")
 
 
+class IndexingInfo(BaseModel):
+    """Open, like Retrieval."""
+
+    model_config = ConfigDict(extra="allow")
+    behind: bool = Field(description="units are waiting for a vector")
+    pending: int = Field(description="units without a vector")
+    running: bool = Field(description="an indexing run is under way")
+    rate_per_s: float | None = Field(description="units embedded per second, when this "
+                                     "process has measured it")
+    eta_s: int | None = Field(description="seconds left at that rate")
+
+
 class Retrieval(BaseModel):
     """Open: later Workers report more about the retrieval stack than these fields."""
 
@@ -268,6 +285,8 @@ class Retrieval(BaseModel):
     reranker: RerankerInfo | None = None
     vectors: VectorsInfo | None = Field(default=None, description="null without an "
                                         "embedder")
+    indexing: IndexingInfo | None = Field(default=None, description="how far behind vector "
+                                          "indexing is; null without an embedder")
     notes: list[str] = Field(default_factory=list, description="why retrieval is not what "
                              "was configured, in words")
 

@@ -28,7 +28,7 @@ def write(vault: Path, rel: str, text: str, mtime_s: float = 1_700_000_000) -> N
 def entry_for(vault: Path, rel: str, digest: str, read_ns: int) -> Entry:
     stat = (vault / rel).stat()
     return Entry(hash=digest, mtime_ns=stat.st_mtime_ns, size=stat.st_size, pushed_at=NOW,
-                 read_ns=read_ns, parser=PARSER_VERSION)
+                 read_ns=read_ns, parser=PARSER_VERSION, ctime_ns=stat.st_ctime_ns)
 
 
 def test_first_plan_sends_everything_and_reports_rejections(tmp_path: Path) -> None:
@@ -62,6 +62,30 @@ def test_a_racy_stat_is_read_again_and_an_equal_hash_confirmed(tmp_path: Path) -
     assert (tmp_path / "a.md").stat().st_mtime_ns == mtime_ns
     plan = plan_changes(tmp_path, walk_vault(tmp_path), racy, NOW)
     assert [u.body for u in plan.upserts] == ["alpHa"]
+
+
+def test_a_rewrite_that_kept_size_and_mtime_is_caught_by_its_hash(tmp_path: Path) -> None:
+    """A settled record, then the same size written with the old mtime put back (a sync
+    tool, a restore, `touch -d`): only the change time shows it; reading it, the content
+    hash differs and the page is sent. Before, it was never sent without --full."""
+    write(tmp_path, "a.md", "alpha")
+    first = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
+    state = State(notes={"a.md": entry_for(tmp_path, "a.md", first.upserts[0].content_hash,
+                                           time.time_ns())})
+    before = (tmp_path / "a.md").stat()
+    time.sleep(0.01)  # the change time moves on (kernel time stamps are coarse)
+    write(tmp_path, "a.md", "alpHa", mtime_s=before.st_mtime_ns / 1e9)
+    after = (tmp_path / "a.md").stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    assert [u.body for u in plan.upserts] == ["alpHa"]
+    # Only touched (chmod, a copy back of the same bytes): read, confirmed, not sent.
+    same = State(notes={"a.md": entry_for(tmp_path, "a.md", plan.upserts[0].content_hash,
+                                          time.time_ns())})
+    time.sleep(0.01)
+    os.chmod(tmp_path / "a.md", 0o600)
+    again = plan_changes(tmp_path, walk_vault(tmp_path), same, NOW)
+    assert (again.upserts, again.confirmed) == ([], ["a.md"])
 
 
 def test_a_version_known_only_from_the_manifest_is_read(tmp_path: Path) -> None:

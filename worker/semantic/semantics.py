@@ -4,10 +4,11 @@ stack in `mallory serve`; absent when neither is there (recall is then lexical).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from worker.semantic.ports import Embedder, Reranker, SemanticError, VectorIndex
+from worker.semantic.progress import IndexProgress
 
 # The embedding call plus the vector query (they run beside the D1 batch, not after it).
 # Workers AI answers bge-small in ~50-150 ms and Vectorize in ~30-80 ms; beyond this, the
@@ -27,6 +28,7 @@ class Semantics:
     # gives itself more.
     budget_s: float = SEMANTIC_BUDGET_S
     rerank_budget_s: float = RERANK_BUDGET_S
+    progress: IndexProgress = field(default_factory=IndexProgress, compare=False)
 
 
 def from_bindings(ai: Any, vectors: Any) -> Semantics | None:
