@@ -129,10 +129,20 @@ def _resolve(plan: Plan, state: State, index: VaultIndex) -> None:
     plan.findings += cycles(graph, touching=set(plan.reads))
 
 
-def mass_delete(plan: Plan, held: int) -> bool:
-    """Would the plan delete a share of the vault's `held` notes that needs confirming?"""
-    deletes = len(plan.deletes)
-    return deletes >= MASS_DELETE_MIN and deletes > MASS_DELETE_SHARE * held
+def lost_notes(plan: Plan, state: State) -> int:
+    """The notes the plan deletes that do not reappear elsewhere: a page moved (a folder
+    renamed) is an upsert of the same bytes at its new path, and is no loss."""
+    moved = {u.content_hash for u in plan.upserts}
+    return sum(1 for d in plan.deletes
+               if d.path not in state.notes or state.notes[d.path].hash not in moved)
+
+
+def mass_delete(plan: Plan, state: State) -> int | None:
+    """How many notes the plan would lose, when that share of the notes the Worker holds
+    (`state`) needs confirming; else None."""
+    lost = lost_notes(plan, state)
+    return lost if lost >= MASS_DELETE_MIN and lost > MASS_DELETE_SHARE * len(state.notes) \
+        else None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -27,7 +26,6 @@ from hub.client import (
     VaultNameTaken,
     WorkerClient,
 )
-from hub.findings import Finding, counts
 from hub.identity import ensure_vault_id, read_vault_id, replace_vault_id
 from hub.lint import Resolved
 from hub.lock import state_lock
@@ -54,6 +52,7 @@ from hub.state import (
     reconciled,
     save_state,
 )
+from hub.summary import Summary
 from hub.walk import walk_vault
 from shared.api.sync_payload import NoteDelete, NoteUpsert
 from shared.api.wire import Contact
@@ -61,47 +60,6 @@ from shared.api.wire import Contact
 # The phases a run reports progress in: reading the vault's files, sending the batches.
 READING, SENDING = "reading", "sending"
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
-
-
-@dataclass
-class Summary:
-    sent: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    stale: int = 0
-    batches: int = 0
-    rejected: list[Rejection] = field(default_factory=list)
-    warnings: list[Rejection] = field(default_factory=list)  # sent, but not split cleanly
-    findings: list[Finding] = field(default_factory=list)  # lint of the pages read
-    changing: int = 0  # files that changed while being read (the next run sends them)
-    reconciled: str | None = None  # why the state was rebuilt from the manifest
-    healed: str | None = None  # how the vault's identity file was repaired
-    mass_delete: int | None = None  # the deletes a run stopped short of (--allow-mass-delete)
-    elapsed_s: float = 0.0
-    plan: Plan | None = None
-    vault_name: str = ""
-    vault_id: str | None = None  # None: a dry run of a vault never synced
-
-    def counts(self) -> str:
-        return (f"sent {self.sent}, unchanged {self.unchanged}, deleted {self.deleted}, "
-                f"rejected {len(self.rejected)}, warnings {len(self.warnings)}")
-
-    def line(self) -> str:
-        notes = []
-        if self.changing:
-            notes.append(f"{self.changing} changed while being read, sent next run")
-        if self.stale:
-            notes.append(f"{self.stale} superseded on the Worker by a later run")
-        if self.reconciled:
-            notes.append(f"reconciled with the Worker: {self.reconciled}")
-        if self.healed:
-            notes.append(f"vault id repaired: {self.healed}")
-        if self.findings:
-            errors, warnings = counts(self.findings)
-            notes.append(f"lint: {errors} error{'s' * (errors != 1)}, {warnings} "
-                         f"warning{'s' * (warnings != 1)}")
-        return (f"{self.counts()}, elapsed {self.elapsed_s:.1f}s"
-                + "".join(f" ({n})" for n in notes))
 
 
 class MassDelete(HubError):
@@ -232,10 +190,11 @@ class Syncer:
         healed = self.summary.healed
         summary = self._summary(plan, vault_id)
         summary.reconciled, summary.healed = why, healed
-        if not allow_mass_delete and mass_delete(plan, len(state.notes)):
-            summary.mass_delete = len(plan.deletes)
+        lost = None if allow_mass_delete else mass_delete(plan, state)
+        if lost is not None:
+            summary.mass_delete = lost
             raise MassDelete(
-                f"this run would delete {len(plan.deletes)} of the {len(state.notes)} notes "
+                f"this run would delete {lost} of the {len(state.notes)} notes "
                 f"the Worker holds for vault {self.vault_name!r} ({vault_id}), more than "
                 f"{MASS_DELETE_SHARE:.0%}: is {self.vault} the right folder, and mounted? If "
                 "those notes are really gone, run again with --allow-mass-delete; nothing was "

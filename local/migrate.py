@@ -70,6 +70,9 @@ def split_statements(sql: str) -> list[str]:
         current += line
         if sqlite3.complete_statement(current):
             stmt = re.sub(r"\A(\s*--[^\n]*\n)+", "", current).strip()
+            # A comment after the closing `;` would reach D1 as a statement of its own,
+            # which D1 refuses ("SQL code did not contain a statement").
+            stmt = re.sub(r";[ \t]*--[^\n]*\Z", ";", stmt)
             if _strip_comments(stmt):
                 statements.append(stmt.rstrip(";").strip())
             current = ""

@@ -8,6 +8,9 @@
 -- worker/store/vaults.py LEASE_MS from the last heartbeat or batch of its run, and the
 -- run's last heartbeat gives it up, so a killed hub holds it at most that long (its own
 -- next run, from the same state, takes it over at once).
-ALTER TABLE vaults ADD COLUMN lease_holder TEXT;     -- the hub's id (its state's `hub_id`)
-ALTER TABLE vaults ADD COLUMN lease_seq INTEGER;     -- the sync sequence of the leasing run
-ALTER TABLE vaults ADD COLUMN lease_until INTEGER;   -- ms; a lease past this is free
+--
+-- lease_holder: the hub's id (its state's `hub_id`); lease_seq: the sync sequence of the
+-- run holding the lease; lease_until: when it lapses (ms).
+ALTER TABLE vaults ADD COLUMN lease_holder TEXT;
+ALTER TABLE vaults ADD COLUMN lease_seq INTEGER;
+ALTER TABLE vaults ADD COLUMN lease_until INTEGER;

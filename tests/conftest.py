@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from local.migrate import migrate
 from local.server import WithRuntime
@@ -24,6 +25,11 @@ from worker.db import Database
 from worker.security.hosts import LOOPBACK_HOSTS
 from worker.store import notes as note_store
 from worker.store import vaults
+
+# No timed assertions in tests: Hypothesis's 200 ms deadline failed property tests on a
+# loaded 2-core machine (DeadlineExceeded, then "flaky"), so no example has a deadline.
+hypothesis_settings.register_profile("mallory", deadline=None)
+hypothesis_settings.load_profile("mallory")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -26,6 +26,7 @@ def test_turns_times_every_query_after_the_warmup(tmp_path: Path) -> None:
     assert result["turns"] == 5
     assert 0 < result["python_p50_ms"] <= result["p95_ms"]
     assert result["p50_ms"] <= result["p95_ms"]
+    assert 0 < result["cpu_p50_ms"] <= result["cpu_p95_ms"]
 
 
 @pytest.mark.parametrize("argv", [["--queries", "0"], ["--max-messages", "10"]])

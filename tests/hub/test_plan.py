@@ -6,7 +6,14 @@ import os
 import time
 from pathlib import Path
 
-from hub.plan import Run, make_batches, plan_changes
+from hub.plan import (
+    MASS_DELETE_MIN,
+    MASS_DELETE_SHARE,
+    Run,
+    make_batches,
+    mass_delete,
+    plan_changes,
+)
 from hub.reading import RACY_NS
 from hub.state import PARSER_VERSION, UNKNOWN, Entry, State
 from hub.walk import walk_vault
@@ -186,3 +193,21 @@ def test_a_relation_to_a_page_deleted_this_run_is_reported(tmp_path: Path) -> No
     assert [d.path for d in plan.deletes] == ["B.md"] and plan.upserts == []
     assert [(f.path, f.code) for f in plan.findings] == [("A.md", "relation_missing_target")]
     assert "'B.md': that page was deleted or moved" in plan.findings[0].message
+
+
+def test_a_mass_delete_counts_notes_lost_not_notes_moved(tmp_path: Path) -> None:
+    for i in range(40):
+        write(tmp_path, f"Old/n{i}.md", f"note {i}")
+    first = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
+    state = State(notes={u.path: Entry(u.content_hash, 1, 1, NOW, parser=PARSER_VERSION)
+                         for u in first.upserts})
+    (tmp_path / "Old").rename(tmp_path / "New")  # a folder renamed: 40 deletes, no loss
+    moved = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    assert len(moved.deletes) == 40 and mass_delete(moved, state) is None
+    for i in range(9):
+        (tmp_path / f"New/n{i}.md").unlink()
+    assert mass_delete(plan_changes(tmp_path, walk_vault(tmp_path), state, NOW),
+                       state) is None  # 9: under the floor of 10
+    (tmp_path / "New/n9.md").unlink()
+    assert mass_delete(plan_changes(tmp_path, walk_vault(tmp_path), state, NOW), state) == 10
+    assert MASS_DELETE_MIN == 10 and MASS_DELETE_SHARE == 0.2

@@ -52,6 +52,11 @@ def test_the_app_journey_runs_in_pyodide(pyodide_report: dict[str, Any]) -> None
     _all_passed(_tests(pyodide_report, "tests/pyodide/edge/test_journey.py"))
 
 
+def test_the_entry_point_serves_javascript_requests_through_the_sdk(
+        pyodide_report: dict[str, Any]) -> None:
+    _all_passed(_tests(pyodide_report, "tests/pyodide/edge/test_entry.py"))
+
+
 def test_the_ffi_bindings_work_against_javascript_objects(
         pyodide_report: dict[str, Any]) -> None:
     tests = _tests(pyodide_report, "tests/pyodide/edge/test_bindings.py")

@@ -9,7 +9,7 @@ import httpx
 
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from tests.conftest import BASE_URL
+from tests.conftest import BASE_URL, LOCAL_OWNER
 from worker.app import ROUTES, create_app
 from worker.assets import asset_url
 from worker.config import Runtime, Settings
@@ -21,7 +21,7 @@ def test_every_route_is_async_so_none_runs_in_a_thread() -> None:
 
 
 async def test_without_assets_or_static_files_a_path_is_a_json_404(db: SqliteDatabase) -> None:
-    app = WithRuntime(create_app(), Runtime(db=db, settings=Settings(local_owner=True)))
+    app = WithRuntime(create_app(), Runtime(db=db, settings=Settings(**LOCAL_OWNER)))
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
                                  base_url=BASE_URL) as client:
         response = await client.get("/index.html")

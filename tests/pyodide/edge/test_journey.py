@@ -14,7 +14,7 @@ import pytest
 
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from tests.conftest import BASE_URL, DAY_MS, Clock, auth, heartbeat, note, sync
+from tests.conftest import BASE_URL, DAY_MS, LOCAL_OWNER, Clock, auth, heartbeat, note, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
 
@@ -35,7 +35,7 @@ async def edge(db: SqliteDatabase, clock: Clock, assets: Any,
 
     monkeypatch.setattr(anyio.to_thread, "run_sync", no_threads)
     runtime = Runtime(db=db, settings=Settings(sync_tokens=("test-sync-token",),
-                                               local_owner=True), clock=clock, assets=assets)
+                                               **LOCAL_OWNER), clock=clock, assets=assets)
     transport = httpx.ASGITransport(app=WithRuntime(create_app(), runtime))
     async with httpx.AsyncClient(transport=transport, base_url=BASE_URL,
                                  headers={"origin": BASE_URL}) as client:

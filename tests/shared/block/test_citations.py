@@ -134,7 +134,7 @@ def test_the_stored_answer_cites_only_injected_sources_and_the_footer_holds_them
             if not answer[:m.start()].endswith("[")}
     assert left <= footer, (text, answer)
     assert not _LIST_MARKER.search(answer), (text, answer)
-    asked = {int(n) for m in re.finditer(r"(?<!\[)\[([\d, ]+)\](?!\])", text)
+    asked = {int(n) for m in re.finditer(r"(?<!\[)\[(\d{1,3}(?:, \d{1,3})*)\](?!\])", text)
              for n in m.group(1).split(", ")}
     assert asked & injected <= footer, (text, answer)
 

@@ -25,7 +25,17 @@ from local import feedback_export
 from local.migrate import migrate
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from tests.conftest import BASE_URL, LIFE_ID, NOW_MS, TOKEN, Clock, auth, note, sync
+from tests.conftest import (
+    BASE_URL,
+    LIFE_ID,
+    LOCAL_OWNER,
+    NOW_MS,
+    TOKEN,
+    Clock,
+    auth,
+    note,
+    sync,
+)
 from worker.app import create_app
 from worker.config import Runtime, Settings
 
@@ -73,7 +83,7 @@ async def file_db(tmp_path: Path) -> AsyncIterator[SqliteDatabase]:
 
 @pytest.fixture
 async def http(file_db: SqliteDatabase, model: None) -> AsyncIterator[httpx.AsyncClient]:
-    settings = Settings(sync_tokens=(TOKEN,), local_owner=True, model_provider="openai",
+    settings = Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER, model_provider="openai",
                         openai_base_url="https://llm.example/v1", openai_api_key="k",
                         openai_model="m", chat_per_minute=1000, search_per_minute=1000)
     rt = Runtime(db=file_db, settings=settings, clock=Clock())
