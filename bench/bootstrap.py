@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 RESAMPLES = 2_000
-SEED = 14  # issue 14; fixed so that a run is reproducible
+SEED = 14  # fixed so that a run is reproducible
 LEVEL = 0.95
 
 Interval = tuple[float, float]

@@ -17,7 +17,7 @@ from typing import Any
 from bench.stopwatch import Stopwatch
 from local.sqlite_db import SqliteDatabase
 from worker.recall.automatic import automatic_recall
-from worker.recall.modes import RetrievalMode
+from worker.recall.retrieval_mode import RetrievalMode
 
 NOW_MS = 1_780_000_000_000  # bench/latency_corpus.py's clock
 WARMUP = 20

@@ -1,4 +1,4 @@
-"""Reading an evaluation set in the DESIGN.md §6 format, and loading it through the real
+"""Reading an evaluation set (docs/design.md, "Evaluation sets"), and loading it through the real
 path: the hub's parser and POST /vault/sync for notes, the chat store for messages."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def read_queries(set_dir: Path, split: str = "all") -> list[Query]:
 
 def stage_notes(set_dir: Path, workdir: Path) -> tuple[Path, list[int]]:
     """Copy the notes to a scratch vault and set each file's mtime from the manifest's
-    last_commit_at (DESIGN.md §6). Returns the vault and every note timestamp."""
+    last_commit_at (docs/design.md). Returns the vault and every note timestamp."""
     source = set_dir / "corpus" / "notes"
     vault = workdir / "vault"
     if vault.exists():

@@ -1,5 +1,5 @@
 """The automatic gate's curve: false-positive rate against hit rate as one knob of the
-gate moves, the others held at their current values (issue 14: "report the curve of
+gate moves, the others held at their current values ("report the curve of
 false-positive rate against hit rate").
 
     uv run python -m bench.gate_curve --set DIR [--split tune] [--mode lexical|adaptive|…]
@@ -45,7 +45,8 @@ from shared.rank.policy import AUTOMATIC, CosineBar, RecallPolicy
 from shared.text.sanitiser import Mode
 from shared.time.zones import UTC_ZONE
 from worker.recall.automatic import Gated, candidates, gate, gate_bar
-from worker.recall.modes import RetrievalMode, Retrieved
+from worker.recall.modes import Retrieved
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import scope_of
 from worker.semantic.semantics import Semantics
 

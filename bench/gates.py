@@ -1,4 +1,4 @@
-"""Seed 000's release gates as a command: a candidate run against a recorded baseline.
+"""The release gates (docs/design.md) as a command: a candidate run against a recorded baseline.
 
     uv run python -m bench.gates --baseline bench/baselines/mixed-vault.json \\
         (--candidate CANDIDATE.json | --set bench/sets/mixed-vault [--mode M])
@@ -169,7 +169,7 @@ def candidate_run(args: argparse.Namespace, baseline: Mapping[str, Any]) -> dict
     mode = args.mode or DEFAULT_MODE
     require_mode(mode)
     if not (args.set / "queries.jsonl").is_file():
-        raise RunFileError(f"{args.set} has no queries.jsonl (DESIGN.md §6)")
+        raise RunFileError(f"{args.set} has no queries.jsonl (docs/design.md, Evaluation sets)")
     result = {**run(args.set, baseline.get("split", "all"), mode), **provenance()}
     return runfile.checked(result, f"the run on {args.set}")
 

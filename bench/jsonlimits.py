@@ -10,6 +10,7 @@ import argparse
 import json
 import time
 from collections.abc import Callable
+from functools import partial
 
 from bench.corpus import Generator
 from shared.api.json_bounds import loads_bounded
@@ -42,8 +43,8 @@ def main(argv: list[str] | None = None) -> int:
                        "context": {"client": "web", "v": 2}}).encode()
     print(f"{'body':<12}{'bytes':>12}{'json.loads ms':>16}{'bounded ms':>14}{'ratio':>8}")
     for name, body in (("hub batch", batch_body()), ("chat", chat)):
-        plain = best_of(lambda b=body: json.loads(b), args.repeat)
-        bounded = best_of(lambda b=body, n=name: loads_bounded(b, n), args.repeat)
+        plain = best_of(partial(json.loads, body), args.repeat)
+        bounded = best_of(partial(loads_bounded, body, name), args.repeat)
         print(f"{name:<12}{len(body):>12,}{plain * 1e3:>16.2f}{bounded * 1e3:>14.2f}"
               f"{bounded / plain:>8.1f}x")
     return 0

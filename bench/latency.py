@@ -22,7 +22,7 @@ down, so those runs report no timings of their own).
 Python time is recall's wall time minus the time inside the database, the embedder and
 the vector index. On a shared machine wall times swing with other work; the CPU-time
 ratio (this process's CPU time, recall against floor) is the steadier figure. Target at
-100k messages + 10k notes (~50k sections): lexical p95 ≤ 1.5× the floor's p95 (issue 12).
+100k messages + 10k notes (~50k sections): lexical p95 ≤ 1.5× the floor's p95 (README, "Figures").
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from shared.rank.policy import AUTOMATIC
 from shared.text.sanitiser import Mode, build_query
 from worker.recall.automatic import automatic_recall
 from worker.recall.corpora import CORPORA
-from worker.recall.modes import RetrievalMode
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.semantics import Semantics
 
 SIZES = [(1_000, 100), (10_000, 1_000), (100_000, 10_000)]
@@ -159,7 +159,7 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
         started = time.perf_counter()
         db = cached(cache, messages, notes) if cache else build(
             Path(tmp) / "bench.sqlite", messages, notes)
-        base = {"messages": messages, "notes": notes, **units(db),
+        base: dict[str, Any] = {"messages": messages, "notes": notes, **units(db),
                 "build_s": round(time.perf_counter() - started, 1)}
         runs: list[tuple[RetrievalMode, Semantics | None]] = [(RetrievalMode.LEXICAL, None)]
         if mode is not RetrievalMode.LEXICAL:
@@ -167,14 +167,14 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
             base.update(vectors=count, vectors_s=round(vectors_s, 1),
                         index_vectors=index_vectors)
             runs.append((mode, sem))
-        for run_mode, sem in runs:
+        for run_mode, run_sem in runs:
             if profile_top:
                 print(f"--- {run_mode.value} at {messages:,} messages + {notes:,} notes, "
                       f"{len(queries) - WARMUP} recalls ---")
-                print(asyncio.run(profile(db, queries, run_mode, sem, profile_top)))
+                print(asyncio.run(profile(db, queries, run_mode, run_sem, profile_top)))
                 continue
             rows.append({**base, "mode": run_mode.value, "queries": len(queries) - WARMUP,
-                         **asyncio.run(measure(db, queries, run_mode, sem))})
+                         **asyncio.run(measure(db, queries, run_mode, run_sem))})
             print_row(rows[-1], rows[0])
         db.close()
     return rows

@@ -36,7 +36,7 @@ from worker.semantic.semantics import Semantics
 from worker.store.units import unit_statements
 
 NOW_MS = 1_780_000_000_000
-SECTIONS_PER_NOTE = 5  # 10,000 notes → about 50,000 sections (issue 12)
+SECTIONS_PER_NOTE = 5  # 10,000 notes → about 50,000 sections
 UPSERT_BATCH = 1_000  # Vectorize's (and the local index's) per-call ceiling
 
 INSERT_MESSAGE = ("INSERT INTO messages (id, conversation_id, seq, role, content, created_at) "

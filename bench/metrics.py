@@ -1,5 +1,5 @@
 """Ranking metrics (pure): nDCG@k with gain 2^grade − 1, MRR, Recall@k, Hit@k, and the
-knowledge-model figures of seed 000 (canonical first, contradiction coverage).
+knowledge-model figures of docs/design.md (canonical first, contradiction coverage).
 
 A hit may hold several judged documents (a conversation unit holds an owner message and
 Mallory's reply). `credited` maps each hit to the best-graded document it holds that no
@@ -65,14 +65,14 @@ def recall_at(ranked: Sequence[str], judgments: Mapping[str, int], k: int = 20) 
 
 
 def canonical_first(hits: Sequence[Hit], canonical: Sequence[str]) -> float:
-    """1 when the first hit holds a canonical document (seed 000: "canonical-card-first
-    success"); 0 when there is no hit."""
+    """1 when the first hit holds a canonical document (the canonical-first
+    rate of docs/design.md, "Knowledge model"); 0 when there is no hit."""
     return float(bool(hits) and any(d in canonical for d in hits[0]))
 
 
 def covers_all(hits: Sequence[Hit], conflict_set: Sequence[str]) -> float:
-    """1 when every document of a conflict set is among the hits, shown together (seed
-    000: "contradiction coverage")."""
+    """1 when every document of a conflict set is among the hits, shown together (the
+    contradiction coverage of docs/design.md)."""
     return float(set(conflict_set) <= {d for hit in hits for d in hit})
 
 

@@ -1,5 +1,5 @@
-"""Where and on what a benchmark ran: the commit and the machine (seed 000: "the first
-benchmark run records confidence intervals and hardware context")."""
+"""Where and on what a benchmark ran: the commit and the machine (docs/design.md,
+"Release gates": figures carry their intervals and the machine they ran on)."""
 
 from __future__ import annotations
 

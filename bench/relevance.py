@@ -49,8 +49,10 @@ def baseline_runs(loaded: LoadedSet, queries: Sequence[Query]) -> dict[str, list
                 c[text] = [(d,) for d in b.search(text, SEARCH_DEPTH)]
             return c[text]
 
-        runs[baseline.name] = run_queries(queries, ranked,
-                                          lambda text, r=ranked: Injection(r(text)[:1]))
+        def injected(text: str, r: Any = ranked) -> Injection:
+            return Injection(r(text)[:1])
+
+        runs[baseline.name] = run_queries(queries, ranked, injected)
     return runs
 
 

@@ -4,12 +4,12 @@ loaded set.
 
     uv run python -m bench.standing --set DIR [--split tune|heldout|all] [--json PATH]
 
-Variants, each against `none` (the ranking before issue 15: no multiplier, no bundles):
+Variants, each against `none` (the ranking before standings: no multiplier, no bundles):
 - `design`: every constant at its value, bundles on (what ships);
 - `without <c>`: the design with constant c at 0;
 - `only <c>`: constant c alone (no bundles);
 - `no bundles`: the design's multiplier without following conflict relations;
-- `conversation -0.02`: seed 000's evidence delta on past conversations too.
+- `conversation -0.02`: the design's evidence delta (docs/design.md) on past conversations too.
 Prints the main metrics per variant, the paired difference design − none, and per
 category the metrics that move. Tune on `--split tune` only (bench/sets/README.md).
 """
@@ -37,7 +37,7 @@ from worker.recall.automatic import gated
 from worker.recall.explicit import search
 
 CONSTANTS = ("identity", "stable_canonical", "evidence", "deprecated")
-# Seed 000's evidence delta on past conversations too (what STANDING measured against).
+# The design's evidence delta on past conversations too (what STANDING measured against).
 SEED_CONVERSATION = -0.02
 COLUMNS = ("ndcg@10", "mrr", "hit@3", "auto_hit_rate", "auto_fpr", "auto_precision",
            "canonical_first_auto", "canonical_first_explicit", "contradiction_coverage")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from worker.db.port import BoundStatement, Result
+from worker.db.port import BoundStatement, Result, Statement
 from worker.semantic.ports import EmbedKind, VectorFilter, VectorMatch, VectorRecord
 from worker.semantic.semantics import Semantics
 
@@ -49,7 +49,7 @@ class TimedDatabase:
         finally:
             self.watch.db += time.perf_counter() - started
 
-    async def batch(self, statements: Sequence[BoundStatement]) -> list[Result]:
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         started = time.perf_counter()
         try:
             return await self.inner.batch([BoundStatement(self.inner, s.sql, s.params)

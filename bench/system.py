@@ -5,8 +5,9 @@ on a loaded set, as the two callables a relevance run needs.
     system.ranked("car service")    # explicit search: each hit as the doc ids it holds
     system.injected("car service")  # automatic recall: the hits of the Recall block
 
-A mode is a builder in `BUILDERS`; a mode of DESIGN.md §7 without one is refused with
-`ModeUnavailable` before any set is loaded. Adding a mode is adding its builder here.
+A mode is a builder in `BUILDERS`; a mode of worker/recall/retrieval_mode.py without one
+is refused with `ModeUnavailable` before any set is loaded. Adding a mode is adding its builder
+here.
 """
 
 from __future__ import annotations
@@ -24,17 +25,14 @@ from shared.block.envelope import EXCERPT_CHARS, build_recall_block
 from shared.rank.candidate import Candidate
 from shared.rank.policy import EXPLICIT
 from shared.text.snippets import snip
-from worker.config import RETRIEVAL_MODES
-from worker.recall import modes
 from worker.recall.automatic import Gated, gated, with_replies
 from worker.recall.explicit import search
-from worker.recall.modes import DEFAULT_WITH_EMBEDDER, RetrievalMode
+from worker.recall.retrieval_mode import DEFAULT_WITH_EMBEDDER, MODES, RetrievalMode
 from worker.semantic.indexer import index_pending
 from worker.semantic.semantics import Semantics
 
 Hit = tuple[str, ...]  # the doc ids one hit holds, its primary id first (bench.metrics)
 
-MODES = tuple(RETRIEVAL_MODES)  # DESIGN.md §7 (RETRIEVAL_MODE)
 # What a local user gets without choosing (worker/config.Runtime.mode).
 DEFAULT_MODE = DEFAULT_WITH_EMBEDDER.value if stack_installed() else "lexical"
 # Vectors embedded by earlier runs, keyed by model and text: the local model takes about
@@ -102,12 +100,19 @@ def _lexical(db: SqliteDatabase, now_ms: int) -> System:
     return _system(db, now_ms, RetrievalMode.LEXICAL, None)
 
 
+# Relevance is measured without the chat-time latency guard (Semantics.budget_s,
+# 0.3 s): on a loaded machine a timeout turns a query lexical, and the figures would
+# depend on the load. bench.latency measures the guard itself.
+RELEVANCE_SEMANTIC_BUDGET_S = 30.0
+
+
 def indexed_semantics(db: SqliteDatabase, now_ms: int) -> Semantics:
     """The local semantic stack on this database, every unit embedded (cached on disk)."""
     found = local_semantics(db, {})
     if found is None:
         raise ModeUnavailable("semantic modes need the local embedder: uv sync --group embed")
-    semantics = replace(found, embedder=CachedEmbedder(found.embedder, EMBEDDING_CACHE))
+    semantics = replace(found, embedder=CachedEmbedder(found.embedder, EMBEDDING_CACHE),
+                        budget_s=RELEVANCE_SEMANTIC_BUDGET_S)
 
     async def index_all() -> None:
         while (await index_pending(db, semantics, now_ms, limit=1_000)).more:
@@ -117,15 +122,8 @@ def indexed_semantics(db: SqliteDatabase, now_ms: int) -> Semantics:
     return semantics
 
 
-# Relevance is measured without the chat-time latency guard (worker/recall/modes.py,
-# 0.3 s): on a loaded machine a timeout turns a query lexical, and the figures would
-# depend on the load. bench.latency measures the guard itself.
-RELEVANCE_SEMANTIC_BUDGET_S = 30.0
-
-
 def _semantic(mode: RetrievalMode) -> Callable[[SqliteDatabase, int], System]:
     def builder(db: SqliteDatabase, now_ms: int) -> System:
-        modes.SEMANTIC_BUDGET_S = RELEVANCE_SEMANTIC_BUDGET_S
         return _system(db, now_ms, mode, indexed_semantics(db, now_ms))
     return builder
 

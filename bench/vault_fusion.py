@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
     args = parser.parse_args(argv)
     if not (args.set / "queries.jsonl").is_file() or args.vaults < 2:
-        print(f"error: {args.set} needs queries.jsonl (DESIGN.md §6) and --vaults ≥ 2",
+        print(f"error: {args.set} needs queries.jsonl (docs/design.md, Evaluation sets) "
+              "and --vaults ≥ 2",
               file=sys.stderr)
         return 2
     result = run(args.set, args.vaults)

@@ -1,5 +1,5 @@
-"""Duplicate/context waste (seed 000): the share of a Recall block's quoted text that
-repeats what the block already holds (pure).
+"""Duplicate/context waste (docs/design.md, "Knowledge model"): the share of a Recall
+block's quoted text that repeats what the block already holds (pure).
 
 Definition, over the quoted lines of the block (excerpts, Mallory's replies and the
 owner's questions, each the text inside «…»), read in block order:

@@ -14,12 +14,14 @@ import contextlib
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from shared.api.protocol import MANIFEST_PAGE
+from shared.api.sync_payload import SyncBatch, SyncResult
+from shared.api.wire import Contact
 
 LEASE_FIELDS = ("seq", "holder")  # the heartbeat's fields of migrations/0010
 RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
@@ -27,6 +29,8 @@ MAX_ATTEMPTS = 6
 BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 30.0
 TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+
+Answer = TypeVar("Answer", bound=BaseModel)
 
 
 class HubError(Exception):
@@ -55,18 +59,6 @@ class BatchRejected(HubError):
 
 class BatchTooLarge(Exception):
     pass
-
-
-@dataclass(frozen=True)
-class Contact:
-    """The Worker's answer to a heartbeat: who it is, the run's sync sequence, and what it
-    holds of the vault (count and checksum, shared/api/vault_digest.py)."""
-
-    worker_id: str
-    seq: int
-    notes: int
-    checksum: int
-    adopted: bool  # the Worker adopted a pre-0002 vault of this name for this id
 
 
 def backoff_delay(attempt: int, retry_after: str | None = None,
@@ -146,7 +138,7 @@ class WorkerClient:
         if response.status_code == 413:
             raise BatchTooLarge(_error_message(response))
         if response.status_code == 422:
-            details = []
+            details: list[dict[str, Any]] = []
             with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
                 details = response.json()["error"].get("details") or []
             raise BatchRejected(_error_message(response), details)
@@ -161,8 +153,19 @@ class WorkerClient:
                            f"{_error_message(response)}")
         return response.json()
 
-    def push(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return self._check(self._request("POST", "/vault/sync", json=payload))
+    def _read(self, model: type[Answer], answer: Any, what: str) -> Answer:
+        try:
+            return model.model_validate(answer)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                 for e in exc.errors()[:3])
+            raise HubError(f"unexpected {what} answer from {self.url} ({problems}); is the "
+                           "Worker up to date (migrations/0002)?") from exc
+
+    def push(self, batch: SyncBatch) -> SyncResult:
+        answer = self._check(self._request("POST", "/vault/sync",
+                                           json=batch.model_dump(mode="json")))
+        return self._read(SyncResult, answer, "sync")
 
     def heartbeat(self, vault_id: str, vault_name: str, rejected: int | None = None, *,
                   seq: int | None = None, holder: str | None = None) -> Contact:
@@ -186,14 +189,7 @@ class WorkerClient:
                 raise
             self.leases = False
             return self.heartbeat(vault_id, vault_name, rejected)
-        try:
-            vault = answer["vault"]
-            return Contact(worker_id=str(answer["worker_id"]), seq=int(vault["seq"]),
-                           notes=int(vault["notes"]), checksum=int(vault["checksum"]),
-                           adopted=bool(answer.get("adopted")))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise HubError(f"unexpected heartbeat answer from {self.url}: {exc!r}; is the "
-                           "Worker up to date (migrations/0002)?") from exc
+        return self._read(Contact, answer, "heartbeat")
 
     def manifest(self, vault_id: str) -> dict[str, str]:
         """The Worker's whole manifest of one vault, path → content hash."""

@@ -17,7 +17,7 @@ from hub.state import PARSER_VERSION, State
 from hub.walk import FileStat
 from shared.api.limits import MAX_BATCH_ITEMS, MAX_SYNC_BODY_BYTES
 from shared.api.protocol import SECTIONS_VERSION
-from shared.api.sync_payload import NoteDelete, NoteUpsert
+from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch
 
 # Leave room under the Worker's body limit for the envelope and JSON escaping variance.
 BATCH_BYTES = MAX_SYNC_BODY_BYTES // 2
@@ -121,8 +121,9 @@ def _resolve(plan: Plan, state: State, index: VaultIndex) -> None:
                 f"{kind} relation to {target!r}: that page was deleted or moved in this run;"
                 " the relation has no effect until the page names where it went"))
                 for target, kind in entry.relations if target in gone]
-    graph = {p: [tuple(r) for r in e.relations] for p, e in state.notes.items()
-             if p in index.paths}
+    graph: dict[str, list[tuple[str, str]]] = {
+        p: [(r[0], r[1]) for r in e.relations] for p, e in state.notes.items()
+        if p in index.paths}
     graph.update({p: [(r.target, r.type) for r in done.relations]
                   for p, done in plan.resolved.items()})
     plan.findings += cycles(graph, touching=set(plan.reads))
@@ -159,11 +160,10 @@ class Batch:
     upserts: tuple[NoteUpsert, ...]
     deletes: tuple[NoteDelete, ...]
 
-    def payload(self, run: Run) -> dict:
-        return {"batch_id": self.batch_id, "vault_id": run.vault_id, "vault": run.vault_name,
-                "seq": run.seq, "sections_version": SECTIONS_VERSION,
-                "upserts": [u.model_dump() for u in self.upserts],
-                "deletes": [d.model_dump() for d in self.deletes]}
+    def payload(self, run: Run) -> SyncBatch:
+        return SyncBatch(batch_id=self.batch_id, vault_id=run.vault_id, vault=run.vault_name,
+                         seq=run.seq, sections_version=SECTIONS_VERSION,
+                         upserts=list(self.upserts), deletes=list(self.deletes))
 
     @property
     def size(self) -> int:
@@ -201,11 +201,15 @@ def make_batches(plan: Plan, run: Run, max_items: int = BATCH_ITEMS,
             batches.append(Batch(batch_id(run, ups, dels), tuple(ups), tuple(dels)))
         ups, dels, size = [], [], 0
 
-    for item in [*plan.upserts, *plan.deletes]:
+    items: list[NoteUpsert | NoteDelete] = [*plan.upserts, *plan.deletes]
+    for item in items:
         item_size = _item_bytes(item)
         if len(ups) + len(dels) >= max_items or (size + item_size > max_bytes and size):
             flush()
-        (ups if isinstance(item, NoteUpsert) else dels).append(item)  # type: ignore[arg-type]
+        if isinstance(item, NoteUpsert):
+            ups.append(item)
+        else:
+            dels.append(item)
         size += item_size
     flush()
     return batches

@@ -18,6 +18,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -39,7 +40,7 @@ class Bars:
         self._progress = Progress(TextColumn("{task.description:<8}"), BarColumn(),
                                   MofNCompleteColumn(), TimeElapsedColumn(),
                                   TimeRemainingColumn(), console=console, transient=True)
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, TaskID] = {}
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if total < self.min_items:

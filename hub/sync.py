@@ -22,7 +22,6 @@ import httpx
 from hub.client import (
     BatchRejected,
     BatchTooLarge,
-    Contact,
     HubError,
     VaultNameTaken,
     WorkerClient,
@@ -55,6 +54,8 @@ from hub.state import (
 )
 from hub.summary import Summary
 from hub.walk import walk_vault
+from shared.api.sync_payload import NoteDelete, NoteUpsert
+from shared.api.wire import Contact
 
 # The phases a run reports progress in: reading the vault's files, sending the batches.
 READING, SENDING = "reading", "sending"
@@ -81,8 +82,9 @@ def drift(state: State, contact: Contact, vault_id: str, url: str) -> str | None
     if state.vault_id != vault_id:
         return "the state belongs to another vault id"
     notes, checksum = len(state.notes), state.checksum()
-    if (notes, checksum) != (contact.notes, contact.checksum):
-        return (f"the Worker holds {contact.notes} notes (checksum {contact.checksum}), "
+    held = contact.vault
+    if (notes, checksum) != (held.notes, held.checksum):
+        return (f"the Worker holds {held.notes} notes (checksum {held.checksum}), "
                 f"the hub state {notes} (checksum {checksum})")
     return None
 
@@ -167,7 +169,7 @@ class Syncer:
         except HubError:
             # Give the lease up at once (best effort): another hub need not wait it out.
             with contextlib.suppress(HubError, httpx.HTTPError):
-                self.client.heartbeat(vault_id, self.vault_name, seq=contact.seq,
+                self.client.heartbeat(vault_id, self.vault_name, seq=contact.vault.seq,
                                       holder=state.hub_id)
             raise
         summary.elapsed_s = time.monotonic() - started
@@ -199,7 +201,7 @@ class Syncer:
                 "sent")
         for path in plan.confirmed:
             self._record(state, path)
-        run = Run(vault_id, self.vault_name, contact.seq)
+        run = Run(vault_id, self.vault_name, contact.vault.seq)
         batches = make_batches(plan, run, max_items=self.batch_items)
         save_state(self.state_dir, state)  # the rebuilt state and its confirmed stats
         total, done = sum(b.size for b in batches), 0
@@ -209,7 +211,7 @@ class Syncer:
             done += batch.size
             self._tell(SENDING, done, total)
         self.client.heartbeat(vault_id, self.vault_name, rejected=len(summary.rejected),
-                              seq=contact.seq, holder=state.hub_id)
+                              seq=contact.vault.seq, holder=state.hub_id)
         state.last_sync_at = _now_ms()
         save_state(self.state_dir, state)
         return summary
@@ -239,8 +241,8 @@ class Syncer:
             self._drop_rejected(batch, run, exc, state, summary)
             return
         summary.batches += 1
-        if result.get("status") == "applied":
-            summary.stale += int(result.get("skipped_stale", 0))
+        if result.status == "applied":
+            summary.stale += result.skipped_stale
         for note in batch.upserts:
             self._record(state, note.path)
         for gone in batch.deletes:
@@ -272,8 +274,8 @@ class Syncer:
                 if index < len(entries):
                     bad[entries[index].path] = str(detail.get("message"))
         if not bad:  # nothing we can isolate: report the whole batch, keep the rest intact
-            summary.rejected += [Rejection(i.path, str(exc))
-                                 for i in (*batch.upserts, *batch.deletes)]
+            items: list[NoteUpsert | NoteDelete] = [*batch.upserts, *batch.deletes]
+            summary.rejected += [Rejection(i.path, str(exc)) for i in items]
             return
         summary.rejected += [Rejection(p, f"refused by the Worker: {m}") for p, m in bad.items()]
         ups = [u for u in batch.upserts if u.path not in bad]

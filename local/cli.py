@@ -161,6 +161,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         asyncio.run(_reindex(db, args))
     finally:
         db.close()
+    return 0
 
 
 def cmd_feedback_export(args: argparse.Namespace) -> int:
@@ -215,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     p_feedback = sub.add_parser("feedback", help="the owner's judgments of recalled sources")
     feedback_sub = p_feedback.add_subparsers(dest="feedback_command", required=True)
     p_export = feedback_sub.add_parser(
-        "export", help="write explicit judgments as regression cases (DESIGN.md §6 format)")
+        "export", help="write explicit judgments as regression cases (the evaluation set "
+        "format, docs/design.md)")
     p_export.add_argument("--db", required=True, help="SQLite database file")
     p_export.add_argument("--out", required=True, help="folder to write the set into")
     p_export.add_argument("--vault", help="the vault the judged notes are in (linked as "

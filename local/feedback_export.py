@@ -1,5 +1,5 @@
 """`mallory feedback export`: the owner's explicit judgments as regression cases, in the
-evaluation set format of DESIGN.md §6 (the format of bench/sets/regression).
+evaluation set format of docs/design.md (the format of bench/sets/regression).
 
     uv run mallory feedback export --db .data/mallory.sqlite --out my-feedback \\
         [--vault ~/Notes]
@@ -18,15 +18,15 @@ writes
                                the judgments were made on (the question would find itself);
     corpus/notes               a link to the vault (--vault), as bench/sets/regression has.
 
-Categories (DESIGN.md §6 has no "feedback" category; bench/sets/README.md lists them): a
+Categories (docs/design.md has no "feedback" category; bench/sets/README.md lists them): a
 case whose 👍 documents are all past messages is `conversation` ("the answer lives in a
 past chat"); any other is `question`, the category of a request whose form is unknown — a
 chat message that recalled something asked memory for it. A 👎-only case is `generic`, the
-one answerable-looking category §6 lets be empty: recall over-matched its wording.
+one answerable-looking category the format lets be empty: recall over-matched its wording.
 
 Questions are grouped by their hash (shared/rank/feedback.py), so the same question asked twice
 is one case with its latest judgment per document. A question the owner has since forgotten
-is skipped (its text is gone). Note ids are `note:<path>` (§7: single-vault sets).
+is skipped (its text is gone). Note ids are `note:<path>` (docs/design.md: single-vault sets).
 """
 
 from __future__ import annotations

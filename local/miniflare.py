@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 
 from worker.db.errors import DatabaseError, DatabaseUnavailable, classify
-from worker.db.port import BoundStatement, Result
+from worker.db.port import BoundStatement, Database, Result, Statement
 
 ROOT = Path(__file__).resolve().parent.parent
 BRIDGE = Path(__file__).with_name("miniflare_bridge.mjs")
@@ -100,7 +100,7 @@ class MiniflareD1:
         assert isinstance(data, dict)
         return _result(data)
 
-    async def batch(self, statements: Sequence[BoundStatement]) -> list[Result]:
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         if not statements:
             return []
         data = await self._post("/batch", {"statements": [
@@ -111,3 +111,8 @@ class MiniflareD1:
 
     async def exec(self, sql: str) -> None:
         await self._post("/exec", {"sql": sql})
+
+
+def _implements_the_port(adapter: MiniflareD1) -> Database:
+    """mypy checks here that the adapter satisfies the port (worker/db/port.py)."""
+    return adapter

@@ -28,7 +28,7 @@ from typing import TypeVar
 
 from worker.db.errors import DatabaseUnavailable, classify
 from worker.db.limits import check_d1_limits
-from worker.db.port import MAX_COMPOUND_SELECT, BoundStatement, Result
+from worker.db.port import MAX_COMPOUND_SELECT, BoundStatement, Database, Result, Statement
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5_000  # the vector index's connection, which writes from a thread
@@ -105,12 +105,15 @@ class SqliteDatabase:
     async def execute(self, stmt: BoundStatement, mode: str) -> Result:
         return await self._retrying(lambda: self._run(stmt, mode))
 
-    async def batch(self, statements: Sequence[BoundStatement]) -> list[Result]:
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         if not statements:
             return []
-        for stmt in statements:
+        own = [s if isinstance(s, BoundStatement) else BoundStatement(self, s.sql,
+                                                                    tuple(s.params))
+               for s in statements]
+        for stmt in own:
             check_d1_limits(stmt.sql, stmt.params)
-        return await self._retrying(lambda: self._batch_now(statements))
+        return await self._retrying(lambda: self._batch_now(own))
 
     def _batch_now(self, statements: Sequence[BoundStatement]) -> list[Result]:
         self._conn.execute("BEGIN IMMEDIATE")
@@ -141,3 +144,8 @@ class SqliteDatabase:
                         f"{self.lock_wait_s:g} s; try again shortly") from exc
             await asyncio.sleep(RETRY_PAUSE_S[min(tries, len(RETRY_PAUSE_S) - 1)])
             tries += 1
+
+
+def _implements_the_port(adapter: SqliteDatabase) -> Database:
+    """mypy checks here that the adapter satisfies the port (worker/db/port.py)."""
+    return adapter

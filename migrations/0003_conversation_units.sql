@@ -1,4 +1,4 @@
--- Conversation recall works on question-and-answer units (issue 12): the owner's message
+-- Conversation recall works on question-and-answer units: the owner's message
 -- with Mallory's reply, long turns split into parts. "How did you say I should clean X?"
 -- then matches the unit whose question holds "clean X" and whose answer holds the method,
 -- instead of ranking the owner's own question above the reply.

@@ -1,4 +1,4 @@
--- Semantic recall (issue 13): which retrieval units have a vector, under which model.
+-- Semantic recall: which retrieval units have a vector, under which model.
 --
 -- The vectors themselves live in Vectorize at the edge (and in a local table in local
 -- mode); this table is the D1 side of the bookkeeping:

@@ -1,4 +1,4 @@
--- Sections (issue 12): notes are searched, embedded and linked by heading-level section.
+-- Sections: notes are searched, embedded and linked by heading-level section.
 --
 -- A note carries its sections as spans of its body (`vault_notes.sections`, JSON made by
 -- the hub's Markdown parser: [{"s": start, "e": end, "h": heading, "p": "A › B",

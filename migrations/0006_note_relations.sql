@@ -1,4 +1,4 @@
--- Knowledge model (issue 15): a note's role, a known status, and typed relations.
+-- Knowledge model (docs/design.md): a note's role, a known status, and typed relations.
 --
 -- Role: `vault_notes.role` holds a note's frontmatter `role:` (canonical | evidence) as
 -- the hub sends it (hub schema 3); without one, the note's type decides when it is read

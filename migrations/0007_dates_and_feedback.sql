@@ -1,4 +1,4 @@
--- Time-aware recall and the owner's feedback on sources (issue 15, items 4 and 5).
+-- Time-aware recall and the owner's feedback on sources.
 --
 -- Note dates. A note is dated by every date it states: a date in its file name (daily
 -- notes), frontmatter `date`, `created`, `updated`, `modified`; a note that states none is

@@ -1,4 +1,4 @@
--- Semantic recall bookkeeping, part 2 (issue 13): which model and how many dimensions
+-- Semantic recall bookkeeping, part 2: which model and how many dimensions
 -- made each vector, and how many vectors each (corpus, model, dimensions) holds.
 --
 -- - `vector_units.dimensions` sits beside `model`: an OpenAI-compatible endpoint can serve

@@ -1,5 +1,5 @@
--- Which past messages each of Mallory's answers was shown (issue 17: forget; the audit's
--- gap 2). An answer quotes what automatic recall injected, cited or not, so forgetting a
+-- Which past messages each of Mallory's answers was shown (forget, README
+-- "HTTP API"). An answer quotes what automatic recall injected, cited or not, so forgetting a
 -- message (DELETE /api/messages/{id}, /api/conversations/{id}) withdraws every answer that
 -- was given with it injected, the way deleting a note withdraws the answers shown it
 -- (message_citations, 0002). A row goes with either message (cascade): the withdrawal

@@ -1,7 +1,7 @@
 """The README's `/api/search` documentation against the wire model it describes: the
 hit-field table and the example hit name exactly the fields of `shared.api.wire.SearchHit`
-(issue 10: "/api/search returns only documented fields, and the README's API table
-documents them all")."""
+(/api/search returns only documented fields, and the README's API table documents
+them all)."""
 
 from __future__ import annotations
 

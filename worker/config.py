@@ -17,13 +17,12 @@ from typing import Any
 
 from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 from worker.db import Database
-from worker.recall.modes import DEFAULT_WITH_EMBEDDER, RetrievalMode
+from worker.recall.retrieval_mode import DEFAULT_WITH_EMBEDDER, MODES, RetrievalMode
 from worker.security.hosts import loopback_only
 from worker.semantic.semantics import Semantics, from_bindings
 from worker.settings_reader import AccessConfig, Reader
 
 MODEL_PROVIDERS = ("offline", "openai", "workers-ai")
-RETRIEVAL_MODES = ("lexical", "hybrid", "adaptive", "quality")
 DEFAULT_MODEL_TIMEOUT_S = 60.0
 MAX_MODEL_TIMEOUT_S = 600.0
 MAX_SYNC_INTERVAL_S = 7 * 86_400
@@ -70,7 +69,7 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     chat_per_minute: int = DEFAULT_CHAT_PER_MINUTE
     search_per_minute: int = DEFAULT_SEARCH_PER_MINUTE
-    # RETRIEVAL_MODE; "" means the default: modes.DEFAULT_WITH_EMBEDDER when an embedder
+    # RETRIEVAL_MODE; "" means the default: DEFAULT_WITH_EMBEDDER when an embedder
     # is set up (Workers AI bound at the edge, the optional local stack locally), else
     # lexical.
     retrieval_mode: str = ""
@@ -119,7 +118,7 @@ class Settings:
             search_per_minute=read.whole("RATE_LIMIT_SEARCH_PER_MINUTE",
                                          DEFAULT_SEARCH_PER_MINUTE, "requests", 1,
                                          MAX_PER_MINUTE),
-            retrieval_mode=read.choice("RETRIEVAL_MODE", "", ("", *RETRIEVAL_MODES)),
+            retrieval_mode=read.choice("RETRIEVAL_MODE", "", ("", *MODES)),
             owner_timezone=read.time_zone("OWNER_TIMEZONE"),
         )
 
@@ -158,12 +157,13 @@ class Runtime:
         return DEFAULT_WITH_EMBEDDER if self.semantics else RetrievalMode.LEXICAL
 
     @classmethod
-    def from_env(cls, env: Any) -> Runtime:
-        """The Runtime of one Worker request, from its `env` (bindings, vars, secrets)."""
+    def from_env(cls, env: Any, settings: Settings | None = None) -> Runtime:
+        """The Runtime of one Worker request, from its `env` (bindings, vars, secrets);
+        `settings`: already parsed from that env."""
         from worker.db.binding import D1Database
 
         ai = getattr(env, "AI", None)
-        settings = Settings.from_mapping(env)
+        settings = settings or Settings.from_mapping(env)
         semantics = None if settings.lexical_only else from_bindings(
             ai, getattr(env, "VECTORS", None))
         return cls(db=D1Database(getattr(env, "DB", None)), settings=settings, ai=ai,

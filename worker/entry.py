@@ -35,6 +35,6 @@ class Default(WorkerEntrypoint):
             precheck_request(str(request.method), urlparse(str(request.url)).path,
                              _headers(request), Settings.from_mapping(self.env))
         except MalloryError as exc:
-            return Response.json(exc.to_json(), status=exc.status,
-                                 headers={**SECURITY_HEADERS, **exc.headers})
+            return Response.json(exc.to_json(), status=exc.status,  # type: ignore[arg-type]
+                                 headers={**SECURITY_HEADERS, **exc.headers})  # type: ignore[arg-type]
         return await asgi.fetch(app, getattr(request, "js_object", request), self.env)

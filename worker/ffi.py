@@ -31,7 +31,7 @@ def js_arg(binding: Any, value: Any) -> Any:
     if not is_js(binding):
         return value
     import js  # type: ignore[import-not-found]
-    from pyodide.ffi import jsnull, to_js  # type: ignore[import-not-found]
+    from pyodide.ffi import jsnull, to_js  # type: ignore[attr-defined,import-not-found,unused-ignore]
 
     if value is None:
         return jsnull

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import MutableMapping
 from typing import Any
 
+from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -20,28 +22,48 @@ log = logging.getLogger("mallory.http")
 ASCII_INT = re.compile(r"-?[0-9]{1,18}")
 
 
-def runtime(request: Request) -> Runtime:
-    """The Runtime for this request: ready-made locally, built from `env` in a Worker."""
-    env = request.scope.get("env")
+# Where a Worker request keeps what it built from `env`: the middleware parses the
+# Settings for its checks, and the route's Runtime is built with those same Settings.
+SETTINGS_KEY, RUNTIME_KEY = "mallory.settings", "mallory.runtime"
+
+
+def runtime_of(scope: MutableMapping[str, Any]) -> Runtime:
+    """The Runtime for this request: ready-made locally, built from `env` in a Worker the
+    first time it is asked for, then kept in the scope."""
+    env = scope.get("env")
     if isinstance(env, Runtime):
         return env
+    kept = scope.get(RUNTIME_KEY)
+    if isinstance(kept, Runtime):
+        return kept
     if env is None:
         raise MalloryError("no env in the ASGI scope: run the app through worker.entry or "
                            "`mallory serve`")
-    return Runtime.from_env(env)
+    built = scope[RUNTIME_KEY] = Runtime.from_env(env, settings_of(scope))
+    return built
+
+
+def runtime(request: Request) -> Runtime:
+    return runtime_of(request.scope)
 
 
 def error_json(status: int, code: str, message: str, details: Any = None) -> JSONResponse:
     return JSONResponse(error_body(code, message, details), status_code=status)
 
 
-def settings_of(scope: Any) -> Settings:
-    """The Settings for a request: the local Runtime's, or parsed from the Worker's env.
-    Without an env nothing is configured, so owner routes refuse (fail closed)."""
+def settings_of(scope: MutableMapping[str, Any]) -> Settings:
+    """The Settings for a request: the local Runtime's, or parsed from the Worker's env
+    once and kept in the scope. Without an env nothing is configured, so owner routes
+    refuse (fail closed)."""
     env = scope.get("env")
+    if env is None:
+        return Settings()
     if isinstance(env, Runtime):
         return env.settings
-    return Settings() if env is None else Settings.from_mapping(env)
+    kept = scope.get(SETTINGS_KEY)
+    if not isinstance(kept, Settings):
+        kept = scope[SETTINGS_KEY] = Settings.from_mapping(env)
+    return kept
 
 
 def error_response(exc: Exception) -> JSONResponse:
@@ -84,5 +106,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def json_ok(data: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(data, status_code=status)
+def json_ok(model: BaseModel, status: int = 200) -> JSONResponse:
+    """A success response: a wire model of shared/api/wire.py (or a request model the
+    Worker echoes), rendered by its aliases ("from", not "from_")."""
+    return JSONResponse(model.model_dump(mode="json", by_alias=True), status_code=status)

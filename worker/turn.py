@@ -9,10 +9,10 @@ failure leaves no half-written answer behind.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from shared.api.errors import UpstreamError
 from shared.api.owner_requests import ChatRequest
+from shared.api.wire import ChatResponse, RecallInfo
 from shared.block.citations import guard_citations
 from shared.block.envelope import Injected
 from shared.knowledge.bundles import with_partners
@@ -24,7 +24,7 @@ from worker.recall.automatic import automatic_recall
 from worker.semantic.scheduling import schedule_indexing
 from worker.store import chats, citations, quotes
 from worker.store.citations import Citation
-from worker.views import message_json, source, time_json
+from worker.views import message_out, source, time_info
 
 # The model sees this many recent turns; automatic recall skips the same ones.
 HISTORY_TURNS = AUTOMATIC.exclude_recent_turns
@@ -45,7 +45,7 @@ def injected_messages(injected: Sequence[Injected]) -> tuple[list[str], list[str
             [c.id for c in messages if c.role == "user" and c.reply])
 
 
-async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
+async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
     db = runtime.db
     provider = provider_for(runtime)  # a misconfigured provider fails before any write
     now = runtime.now_ms()
@@ -80,9 +80,9 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> dict[str, Any]:
             *quotes.record_statements(db, answer_id, *injected_messages(recall.injected),
                                       answered_at)])
     schedule_indexing(runtime, ("messages",))
-    return {"conversation_id": conversation_id,
-            "user_message": message_json(user_message),
-            "assistant_message": message_json(assistant),
-            "recall": {"injected": len(recall.injected), "error": recall.error,
-                       "mode": recall.mode.value, "fallback": recall.fallback,
-                       "skipped": recall.skipped, "time": time_json(recall.time)}}
+    return ChatResponse(
+        conversation_id=conversation_id, user_message=message_out(user_message),
+        assistant_message=message_out(assistant),
+        recall=RecallInfo(injected=len(recall.injected), error=recall.error,
+                          mode=recall.mode.value, fallback=recall.fallback,
+                          skipped=recall.skipped, time=time_info(recall.time)))

@@ -1,5 +1,6 @@
-"""The JSON the Worker sends, rendered in one place from internal records: messages,
-conversations, vaults (heartbeat, manifest), /status, search hits and footer sources."""
+"""The JSON the Worker sends, as the wire models of shared/api/wire.py, built in one place
+from internal records: messages, conversations, vaults (heartbeat, manifest), /status,
+search hits and footer sources. worker/http.py `json_ok` renders them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import UTC, datetime
 from re import Pattern
 from typing import Any
 
+from shared.api import wire
 from shared.api.protocol import STALE_AFTER_INTERVALS
 from shared.api.wire import SearchHit, Source
 from shared.block.envelope import Injected
@@ -23,7 +25,7 @@ from worker.semantic.status import RetrievalStatus
 from worker.store.chats import Message
 from worker.store.feedback import Recorded
 from worker.store.forget import Forgotten
-from worker.store.vaults import Contact, Vault
+from worker.store.vaults import Vault
 
 # A hit at least this recent (its recency multiplier, shared.rank.scoring) says so in reasons.
 RECENT_BOOST = 1.05
@@ -33,120 +35,135 @@ def iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat().replace("+00:00", "Z")
 
 
-def message_json(message: Message) -> dict[str, Any]:
-    return {"id": message.id, "conversation_id": message.conversation_id,
-            "seq": message.seq, "role": message.role, "content": message.content,
-            "sources": [s.model_dump() for s in message.sources],
-            "withdrawn": message.withdrawn,
-            "judgments": message.judgments, "created_at": iso(message.created_at)}
+def message_out(message: Message) -> wire.MessageOut:
+    return wire.MessageOut(id=message.id, conversation_id=message.conversation_id,
+                           seq=message.seq, role=message.role, content=message.content,
+                           sources=message.sources, withdrawn=message.withdrawn,
+                           judgments=message.judgments, created_at=iso(message.created_at))
 
 
-def conversation_json(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": row["id"], "title": row["title"], "created_at": iso(row["created_at"]),
-            "updated_at": iso(row["updated_at"]), "message_count": row["message_count"]}
+def conversation_out(row: Mapping[str, Any]) -> wire.ConversationOut:
+    return wire.ConversationOut(id=row["id"], title=row["title"],
+                                created_at=iso(row["created_at"]),
+                                updated_at=iso(row["updated_at"]),
+                                message_count=row["message_count"])
 
 
-def renamed_json(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": row["id"], "title": row["title"], "created_at": iso(row["created_at"]),
-            "updated_at": iso(row["updated_at"])}
+def conversations_page(rows: Sequence[Mapping[str, Any]], limit: int
+                       ) -> wire.ConversationsPage:
+    next_before = f"{rows[-1]['updated_at']}.{rows[-1]['id']}" if len(rows) == limit else None
+    return wire.ConversationsPage(conversations=[conversation_out(r) for r in rows],
+                                  next_before=next_before)
 
 
-def forgotten_json(item_id: str, forgotten: Forgotten) -> dict[str, Any]:
-    return {"id": item_id, "conversation_id": forgotten.conversation_id,
-            "messages_deleted": forgotten.messages,
-            "citations_removed": forgotten.citations,
-            "answers_withdrawn": forgotten.withdrawn,
-            "withdrawn_ids": list(forgotten.withdrawn_ids)}
+def messages_page(messages: Sequence[Message], limit: int) -> wire.MessagesPage:
+    next_before = messages[-1].seq if len(messages) == limit and messages[-1].seq > 1 else None
+    return wire.MessagesPage(messages=[message_out(m) for m in messages],
+                             next_before=next_before)
+
+
+def message_lookup(message: Message, newer: int) -> wire.MessageLookup:
+    return wire.MessageLookup(message=message_out(message),
+                              conversation_id=message.conversation_id, newer_count=newer)
+
+
+def renamed(row: Mapping[str, Any]) -> wire.Renamed:
+    return wire.Renamed(id=row["id"], title=row["title"], created_at=iso(row["created_at"]),
+                        updated_at=iso(row["updated_at"]))
+
+
+def forgotten(item_id: str, done: Forgotten) -> wire.Forgotten:
+    return wire.Forgotten(id=item_id, conversation_id=done.conversation_id,
+                          messages_deleted=done.messages, citations_removed=done.citations,
+                          answers_withdrawn=done.withdrawn,
+                          withdrawn_ids=list(done.withdrawn_ids))
 
 
 def _iso_or_none(ms: int | None) -> str | None:
     return iso(ms) if ms is not None else None
 
 
-def vault_json(vault: Vault) -> dict[str, Any]:
+def vault_summary(vault: Vault) -> wire.VaultSummary:
     """A vault's summary as the hub compares it with its state (count and checksum)."""
-    return {"id": vault.uuid, "name": vault.name, "seq": vault.seq, "notes": vault.notes,
-            "checksum": vault.checksum, "last_sync_at": _iso_or_none(vault.last_sync_at),
-            "last_contact_at": _iso_or_none(vault.last_contact_at)}
+    return wire.VaultSummary(id=vault.uuid, name=vault.name, seq=vault.seq, notes=vault.notes,
+                             checksum=vault.checksum,
+                             last_sync_at=_iso_or_none(vault.last_sync_at),
+                             last_contact_at=_iso_or_none(vault.last_contact_at))
 
 
-def contact_json(contact: Contact) -> dict[str, Any]:
-    return {"worker_id": contact.worker_id, "adopted": contact.adopted,
-            "vault": vault_json(contact.vault)}
+def contact(worker_id: str, vault: Vault, adopted: bool) -> wire.Contact:
+    return wire.Contact(worker_id=worker_id, adopted=adopted, vault=vault_summary(vault))
 
 
-def manifest_json(vault: Vault, rows: Sequence[Mapping[str, Any]], limit: int
-                  ) -> dict[str, Any]:
-    return {"vault": vault_json(vault),
-            "notes": [{"path": r["path"], "content_hash": r["content_hash"],
-                       "mtime": r["mtime"], "seq": r["seq"]} for r in rows],
-            "next_after": rows[-1]["path"] if len(rows) == limit else None}
+def manifest_out(vault: Vault, rows: Sequence[Mapping[str, Any]], limit: int) -> wire.Manifest:
+    return wire.Manifest(
+        vault=vault_summary(vault),
+        notes=[wire.ManifestNote(path=r["path"], content_hash=r["content_hash"],
+                                 mtime=r["mtime"], seq=r["seq"]) for r in rows],
+        next_after=rows[-1]["path"] if len(rows) == limit else None)
 
 
 def _staleness_s(last_contact_ms: int | None, now_ms: int) -> int | None:
     return (now_ms - last_contact_ms) // MS_PER_SECOND if last_contact_ms is not None else None
 
 
-def vault_status_json(vault: Vault, stale_after_s: int, now_ms: int) -> dict[str, Any]:
+def vault_status(vault: Vault, stale_after_s: int, now_ms: int) -> wire.VaultStatus:
     staleness = _staleness_s(vault.last_contact_at, now_ms)
-    return {"id": vault.uuid, "name": vault.name, "notes": vault.notes,
-            "last_sync_at": _iso_or_none(vault.last_sync_at),
-            "last_contact_at": _iso_or_none(vault.last_contact_at),
-            "rejected": vault.rejected, "staleness_seconds": staleness,
-            "stale": staleness is None or staleness > stale_after_s,
-            # A vault from before 0002 that no hub run has adopted yet.
-            "legacy": vault.uuid is None}
+    return wire.VaultStatus(id=vault.uuid, name=vault.name, notes=vault.notes,
+                            last_sync_at=_iso_or_none(vault.last_sync_at),
+                            last_contact_at=_iso_or_none(vault.last_contact_at),
+                            rejected=vault.rejected, staleness_seconds=staleness,
+                            stale=staleness is None or staleness > stale_after_s,
+                            # A vault from before 0002 that no hub run has adopted yet.
+                            legacy=vault.uuid is None)
 
 
-def retrieval_json(status: RetrievalStatus) -> dict[str, Any]:
+def retrieval(status: RetrievalStatus) -> wire.Retrieval:
     vectors = status.vectors
-    return {
-        "mode": status.mode.value,
-        "configured": status.configured,
-        "embedder": ({"model": status.embedder[0], "dimensions": status.embedder[1]}
-                     if status.embedder else None),
-        "reranker": {"model": status.reranker} if status.reranker else None,
-        "vectors": ({"indexed": vectors.indexed, "pending": vectors.pending,
-                     "stale": vectors.stale, "model": vectors.model}
-                    if vectors is not None else None),
-        "indexing": ({"behind": indexing.behind, "pending": indexing.pending,
-                      "running": indexing.running,
-                      "rate_per_s": (round(indexing.rate_per_s, 2)
-                                     if indexing.rate_per_s is not None else None),
-                      "eta_s": indexing.eta_s}
-                     if (indexing := status.indexing) is not None else None),
-        "notes": list(status.notes),
-    }
+    indexing = status.indexing
+    return wire.Retrieval(
+        mode=status.mode.value, configured=status.configured,
+        embedder=(wire.EmbedderInfo(model=status.embedder[0], dimensions=status.embedder[1])
+                  if status.embedder else None),
+        reranker=wire.RerankerInfo(model=status.reranker) if status.reranker else None,
+        vectors=(wire.VectorsInfo(indexed=vectors.indexed, pending=vectors.pending,
+                                  stale=vectors.stale, model=vectors.model)
+                 if vectors is not None else None),
+        indexing=(wire.IndexingInfo(behind=indexing.behind, pending=indexing.pending,
+                                    running=indexing.running,
+                                    rate_per_s=(round(indexing.rate_per_s, 2)
+                                                if indexing.rate_per_s is not None else None),
+                                    eta_s=indexing.eta_s)
+                  if indexing is not None else None),
+        notes=list(status.notes))
 
 
-def status_json(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Settings,
-                now_ms: int, retrieval: RetrievalStatus) -> dict[str, Any]:
+def status_out(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Settings, now_ms: int,
+           retrieval_status: RetrievalStatus) -> wire.StatusResponse:
     """Top-level staleness is the stalest vault's (stale when any vault is, or none has
     synced): one forgotten vault is enough to make recall out of date. Staleness counts
     from the hub's last contact, so a run that finds nothing to send keeps it fresh."""
     last = row.get("last_sync_at")
     interval = settings.sync_interval_s
-    per_vault = [vault_status_json(v, STALE_AFTER_INTERVALS * interval, now_ms)
-                 for v in vaults]
+    per_vault = [vault_status(v, STALE_AFTER_INTERVALS * interval, now_ms) for v in vaults]
     contacts = [v.last_contact_at for v in vaults if v.last_contact_at is not None]
     staleness = (None if not vaults or len(contacts) < len(vaults)
                  else _staleness_s(min(contacts), now_ms))
-    return {
-        "schema_version": row.get("schema_version"),
-        "migrations_applied": row.get("migrations"),
-        "corpora": {"notes": row.get("notes") or 0, "messages": row.get("messages") or 0,
-                    "sections": row.get("sections") or 0,
-                    "exchanges": row.get("exchanges") or 0},
-        "conversations": row.get("conversations") or 0,
-        "last_sync_at": iso(int(last)) if last is not None else None,
-        "last_contact_at": _iso_or_none(max(contacts, default=None)),
-        "staleness_seconds": staleness,
-        "sync_interval_seconds": interval,
-        "stale": not per_vault or any(v["stale"] for v in per_vault),
-        "model_provider": settings.model_provider,
-        "retrieval": retrieval_json(retrieval),
-        "vaults": per_vault,
-    }
+    return wire.StatusResponse(
+        schema_version=row.get("schema_version"),
+        migrations_applied=row.get("migrations"),
+        corpora=wire.Corpora(notes=row.get("notes") or 0, messages=row.get("messages") or 0,
+                             sections=row.get("sections") or 0,
+                             exchanges=row.get("exchanges") or 0),
+        conversations=row.get("conversations") or 0,
+        last_sync_at=iso(int(last)) if last is not None else None,
+        last_contact_at=_iso_or_none(max(contacts, default=None)),
+        staleness_seconds=staleness,
+        sync_interval_seconds=interval,
+        stale=not per_vault or any(v.stale for v in per_vault),
+        model_provider=settings.model_provider,
+        retrieval=retrieval(retrieval_status),
+        vaults=per_vault)
 
 
 def _reasons(cand: Candidate, marks: Pattern[str] | None, highlights: int,
@@ -176,36 +193,37 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
                      standing=standing_label(cand) or None)
 
 
-def time_json(scope: TimeScope | None) -> dict[str, Any] | None:
+def time_info(scope: TimeScope | None) -> wire.TimeInfo | None:
     """The time a query named: its words, its days in the owner's zone, and whether recall
     kept to them (`applied` is false when nothing dated then was found)."""
     if scope is None:
         return None
     span = scope.window.span
-    return {"expression": span.expression, "from": span.start.isoformat(),
-            "to": span.end.isoformat(), "timezone": scope.zone.name,
-            "timezone_fallback": scope.zone.fallback, "applied": scope.applied}
+    return wire.TimeInfo.model_validate({
+        "expression": span.expression, "from": span.start.isoformat(),
+        "to": span.end.isoformat(), "timezone": scope.zone.name,
+        "timezone_fallback": scope.zone.fallback, "applied": scope.applied})
 
 
-def search_json(result: ExplicitResult, now_ms: int) -> dict[str, Any]:
+def search_response(result: ExplicitResult, now_ms: int) -> wire.SearchResponse:
     marks = highlighter(result.searched_terms)
-    dated = time_json(result.time) if result.time and result.time.applied else None
+    time = time_info(result.time)
     hits = [search_hit(h, marks, now_ms) for h in result.hits]
-    if dated:
+    if time is not None and time.applied:
         for hit in hits:
-            hit.reasons.append(f"dated {dated['expression']}")
-    return {"query": result.query.text, "terms": [t.fts for t in result.query.terms],
-            "corrections": dict(result.corrections), "mode": result.mode.value,
-            "fallback": result.fallback, "time": time_json(result.time),
-            "hits": [h.model_dump() for h in hits]}
+            hit.reasons.append(f"dated {time.expression}")
+    return wire.SearchResponse(query=result.query.text,
+                               terms=[t.fts for t in result.query.terms],
+                               corrections=dict(result.corrections), mode=result.mode.value,
+                               fallback=result.fallback, time=time, hits=hits)
 
 
-def feedback_json(recorded: Recorded) -> dict[str, Any]:
-    source = recorded.source
-    return {"message_id": recorded.message_id, "n": recorded.n,
-            "judgment": recorded.judgment,
-            "source": {"kind": source.kind, "id": source.id, "label": source.label},
-            "recorded_at": iso(recorded.created_at)}
+def feedback_recorded(recorded: Recorded) -> wire.FeedbackRecorded:
+    judged = recorded.source
+    return wire.FeedbackRecorded(
+        message_id=recorded.message_id, n=recorded.n, judgment=recorded.judgment,
+        source=wire.JudgedSource(kind=judged.kind, id=judged.id, label=judged.label),
+        recorded_at=iso(recorded.created_at))
 
 
 def source(injected: Injected) -> Source:

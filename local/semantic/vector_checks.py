@@ -1,5 +1,5 @@
 """What the local vector index accepts: Vectorize's limits, so a local run refuses what
-production would (developers.cloudflare.com/vectorize/platform/limits, platform notes §9).
+production would (developers.cloudflare.com/vectorize/platform/limits, docs/platform.md).
 Pure functions; each refusal is a VectorIndexError naming the record, the field and the
 limit, and a refused batch stores nothing."""
 
@@ -89,6 +89,7 @@ def checked_records(records: Sequence[VectorRecord], dimensions: int) -> list[Ch
         if problem:
             problems.append(f"[{i}] {record.id!r}: {problem}")
         else:
+            assert vector is not None  # unit_vector gives one whenever it finds no problem
             checked.append(CheckedRecord(record.id, vector, dict(record.metadata), text))
     if problems:
         shown = "; ".join(problems[:MAX_PROBLEMS_LISTED])

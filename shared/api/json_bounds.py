@@ -1,8 +1,9 @@
 """Bounded JSON parsing: nesting depth, number size and string size are checked before
 `json.loads` runs, so a hostile body is a 400 with a code, never a crash.
 
-The probe's bodies (issue 16): `[` × 5,000 raised RecursionError inside `json.loads` and
-a 5,000-digit integer raised ValueError (Python's int-from-string limit is 4,300 digits);
+The hostile-input probe's bodies (tests/reliability/): `[` × 5,000 raised RecursionError
+inside `json.loads` and a 5,000-digit integer raised ValueError (Python's int-from-string limit
+is 4,300 digits);
 both were 500s. In Pyodide the recursion would hit a much smaller Wasm stack.
 """
 

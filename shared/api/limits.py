@@ -7,7 +7,7 @@ from __future__ import annotations
 from shared.api.errors import PayloadTooLarge
 
 # D1 (and JavaScript) integers are exact only up to 2^53 - 1; a larger Python int becomes
-# a BigInt in Pyodide, which D1 rejects (platform-notes §1.4).
+# a BigInt in Pyodide, which D1 rejects (docs/platform.md, "D1 from Python").
 MAX_SAFE_INTEGER = 2**53 - 1
 
 # A note's body. D1 caps a row at 2 MB; the body shares its row with title, aliases and

@@ -1,5 +1,5 @@
 """The owner's requests with a body: a chat message, a conversation's new title and a
-judgment of a source (DESIGN.md §7)."""
+judgment of a source (README, "HTTP API")."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ class RenameRequest(Strict):
 
 
 class FeedbackRequest(Strict):
-    """POST /api/feedback (DESIGN.md §7): the owner's judgment of source [n] of one of
+    """POST /api/feedback: the owner's judgment of source [n] of one of
     Mallory's answers."""
 
     message_id: str = Field(min_length=1, max_length=100)

@@ -4,6 +4,7 @@ their sections, relations and dates, deletes, the batch around them, and its par
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
@@ -233,7 +234,9 @@ def parse_sync_batch(body: bytes, now_ms: int | None = None) -> SyncBatch:
     if items > MAX_BATCH_ITEMS:
         raise PayloadTooLarge(f"batch has {items} items; the limit is {MAX_BATCH_ITEMS}")
     seen: dict[str, str] = {}
-    for kind, entries in (("upserts", batch.upserts), ("deletes", batch.deletes)):
+    items_of: tuple[tuple[str, Sequence[NoteUpsert | NoteDelete]], ...] = (
+        ("upserts", batch.upserts), ("deletes", batch.deletes))
+    for kind, entries in items_of:
         for index, entry in enumerate(entries):
             where = f"{kind}[{index}]"
             if entry.path in seen:

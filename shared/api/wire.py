@@ -12,6 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shared.rank.candidate import Role
+from shared.rank.feedback import Judgment
+
 
 class SearchHit(BaseModel):
     kind: Literal["note", "message"]
@@ -42,15 +45,17 @@ class Source(BaseModel):
     href: str
     # Its standing, when there is something to notice: "draft", "deprecated — superseded
     # by [2]", "stable — contradicts [1]" (shared/knowledge/labels.py). Absent in answers stored
-    # before issue 15.
+    # before standings were recorded.
     standing: str | None = None
 
 
-# The responses of every route, as worker/views.py renders them. They document the API
-# (GET /openapi.json, worker/openapi/); tests/worker/test_openapi.py checks real answers
-# against them. `extra="forbid"` makes their schemas closed: an undocumented field fails.
+# The responses of every route, as worker/views.py renders them and the hub reads them
+# (hub/client.py). They document the API (GET /openapi.json, worker/openapi/);
+# tests/worker/test_openapi.py checks real answers against them. Their schemas are closed,
+# so an undocumented field fails there, but reading ignores fields it does not know: a hub
+# keeps working against a newer Worker that answers more.
 class Wire(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
 
 
 Iso = Annotated[str, Field(description="ISO 8601 in UTC, e.g. 2026-05-28T09:30:00Z")]
@@ -73,11 +78,11 @@ class MessageOut(Wire):
     id: str
     conversation_id: str
     seq: int = Field(description="1, 2, ... within the conversation")
-    role: Literal["user", "assistant"]
+    role: Role
     content: str
     sources: list[Source] = Field(description="the sources an answer cites ([] for the "
                                   "owner's messages)")
-    judgments: dict[str, Literal["relevant", "irrelevant"]] = Field(
+    judgments: dict[str, Judgment] = Field(
         description="the owner's 👍/👎 on this answer's sources, by source number "
         "(POST /api/feedback); {} when none")
     withdrawn: bool = Field(description="an answer withdrawn because something it was given "
@@ -137,7 +142,7 @@ class JudgedSource(Wire):
 class FeedbackRecorded(Wire):
     message_id: str
     n: int = Field(description="the source number judged")
-    judgment: Literal["relevant", "irrelevant"]
+    judgment: Judgment
     source: JudgedSource
     recorded_at: Iso
 
@@ -238,11 +243,52 @@ class VaultStatus(Wire):
     legacy: bool = Field(description="synced before vault ids, not adopted by a hub yet")
 
 
+class EmbedderInfo(Wire):
+    model: str
+    dimensions: int
+
+
+class RerankerInfo(Wire):
+    model: str
+
+
+class VectorsInfo(BaseModel):
+    """Open, like Retrieval."""
+
+    model_config = ConfigDict(extra="allow")
+    indexed: int = Field(description="vectors of the current model")
+    pending: int = Field(description="units without a vector yet")
+    stale: int = Field(description="vectors of another model or size, re-embedded as "
+                       "indexing runs")
+    model: str | None = Field(description="the model most vectors were made with")
+
+
+class IndexingInfo(BaseModel):
+    """Open, like Retrieval."""
+
+    model_config = ConfigDict(extra="allow")
+    behind: bool = Field(description="units are waiting for a vector")
+    pending: int = Field(description="units without a vector")
+    running: bool = Field(description="an indexing run is under way")
+    rate_per_s: float | None = Field(description="units embedded per second, when this "
+                                     "process has measured it")
+    eta_s: int | None = Field(description="seconds left at that rate")
+
+
 class Retrieval(BaseModel):
-    """Open: later Workers report more about the retrieval stack than its mode."""
+    """Open: later Workers report more about the retrieval stack than these fields."""
 
     model_config = ConfigDict(extra="allow")
     mode: str = Field(description="the retrieval mode search and recall use")
+    configured: str | None = Field(default=None, description="RETRIEVAL_MODE, or null")
+    embedder: EmbedderInfo | None = None
+    reranker: RerankerInfo | None = None
+    vectors: VectorsInfo | None = Field(default=None, description="null without an "
+                                        "embedder")
+    indexing: IndexingInfo | None = Field(default=None, description="how far behind vector "
+                                          "indexing is; null without an embedder")
+    notes: list[str] = Field(default_factory=list, description="why retrieval is not what "
+                             "was configured, in words")
 
 
 class StatusResponse(Wire):

@@ -30,7 +30,9 @@ TEXT_TYPES = frozenset({"text", "multimodal_text"})
 
 
 def _branch(mapping: dict[str, Any], leaf: str) -> list[dict[str, Any]]:
-    nodes, seen, at = [], set(), leaf
+    nodes: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    at: str | None = leaf
     while at is not None and at in mapping and at not in seen:
         seen.add(at)
         node = mapping[at]

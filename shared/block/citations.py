@@ -1,6 +1,6 @@
 """Links, snippets and citations: what turns a hit into a footer source.
 
-- `note_href` / `message_href`: the two link forms of DESIGN.md §3.
+- `note_href` / `message_href`: the two link forms of docs/design.md ("Links").
 - `guard_citations`: keeps only [n] markers that point at an injected hit.
 - `strip_citations`: removes every [n] marker (from past answers before they are recalled).
 """
@@ -70,9 +70,10 @@ def encode_uri_component(value: str) -> str:
 # sections per query), and the same notes come back query after query (bench.latency).
 @lru_cache(maxsize=4_096)
 def note_href(vault: str, path: str, heading: str = "", block: str = "") -> str:
-    """obsidian://open for a note, or for a heading in it (DESIGN.md §7: the file value is
+    """obsidian://open for a note, or for a heading in it (docs/design.md, "Links": the file
+    value is
     the path without .md, then %23 and the heading, each part encoded on its own), or for
-    a block in it (%23%5E and the block id, issue 12; shared/text/block_ids.py)."""
+    a block in it (%23%5E and the block id; shared/text/block_ids.py)."""
     file = path[:-3] if path.lower().endswith(".md") else path
     target = f"^{block}" if block else heading
     anchor = f"%23{encode_uri_component(target)}" if target else ""

@@ -1,4 +1,4 @@
-"""Contradictions together (seed 000's memory bundles, issue 15): the hits automatic
+"""Contradictions together (memory bundles, docs/design.md "Knowledge model"): the hits automatic
 recall chose, each followed one hop along its conflict relations (contradicts,
 supersedes, qualifies; either direction), so a competing claim is never injected apart
 from the one it competes with.
@@ -14,8 +14,8 @@ from the one it competes with.
   bundle is cut to fit; a lower bundle that does not fit whole is left out rather than
   shown without its competitor; a seed already shown as a partner is not repeated.
 - A bundle whose current claim is a stable canonical note leads the block when every
-  note that competes with it is shown too (issue 15: "the best reviewed conclusion first
-  … any competing claim beside it"): an evidence page that merely matched better, or
+  note that competes with it is shown too (docs/design.md: the best reviewed conclusion first,
+  any competing claim beside it): an evidence page that merely matched better, or
   a bundle found through a lower seed, comes after it. Nothing is added for this.
   Explicit search keeps its own order: the same rule there cost a question about the
   superseded decision its target (mixed-vault tune mv-052, "why did we stop doing the usb

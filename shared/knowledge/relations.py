@@ -1,4 +1,4 @@
-"""Typed relations between notes (seed 000, issue 15): frontmatter
+"""Typed relations between notes (docs/design.md, "Knowledge model"): frontmatter
 
     relations:
       - {target: Decisions/Old plan, type: supersedes}
@@ -31,7 +31,7 @@ Direction = Literal["out", "in"]  # the note declared the relation / is its targ
 @dataclass(frozen=True)
 class RelationType:
     name: str
-    # Seed 000: every type but related_to may add a result to recall; related_to is a
+    # docs/design.md: every type but related_to may add a result to recall; related_to is a
     # browsing link only.
     expands: bool
     # Competing claims: recall follows these one hop, either direction, and shows both.

@@ -1,4 +1,5 @@
-"""A note's standing in the knowledge model (seed 000, issue 15): its role and its status.
+"""A note's standing in the knowledge model (docs/design.md, "Knowledge model"): its role and
+its status.
 
 - **Role.** `canonical` notes hold a reviewed conclusion (a concept, a decision, a
   procedure…); `evidence` notes hold provenance (sources, clippings, daily notes) and so
@@ -22,15 +23,15 @@ Status = Literal["draft", "stable", "deprecated", "stale"]
 ROLES: tuple[str, ...] = get_args(KnowledgeRole)
 STATUSES: tuple[str, ...] = get_args(Status)
 
-# Seed 000's canonical page types, and those the issue adds (decision, procedure) or that
+# The design's canonical page types, with decision and procedure, and those that
 # Obsidian vaults use for the same thing (MOCs, how-tos, people and projects).
 CANONICAL_TYPES = frozenset({
     "concept", "entity", "analysis", "synthesis", "requirement", "skill", "case",
     "decision", "procedure", "howto", "how-to", "guide", "person", "project", "moc",
     "topic", "definition", "principle", "policy",
 })
-# Seed 000's evidence types (source, observation, trajectory) and the issue's (clippings,
-# daily notes, past conversations).
+# The design's evidence types (source, observation, trajectory), with clippings,
+# daily notes and past conversations.
 EVIDENCE_TYPES = frozenset({
     "source", "observation", "trajectory", "clipping", "clip", "daily", "daily-note",
     "journal", "log", "meeting", "conversation", "chat", "transcript", "excerpt",

@@ -1,5 +1,5 @@
 """Standing: one bounded multiplier on a candidate's score from what is known about the
-document besides its match (seed 000, "Score normalization and first-release limits").
+document besides its match (docs/design.md, "Ranking bounds").
 
     multiplier = clamp(1 + Σ deltas that apply, floor, ceiling)
 
@@ -34,8 +34,8 @@ class Signals:
     role: KnowledgeRole | None = None
     status: Status | None = None
     conversation: bool = False  # a past conversation, not a note
-    # The owner's feedback on this document as a delta, before its own bound (issue 15
-    # item 5 computes it; decayed, never for a deleted document).
+    # The owner's feedback on this document as a delta, before its own bound
+    # (shared/rank/feedback.py computes it; decayed, never for a deleted document).
     feedback: float = 0.0
 
 

@@ -12,10 +12,10 @@ effects:
 - "irrelevant" on an injected source also stops automatic recall from injecting that
   document again for the same query hash (worker/recall/feedback.py), whatever its delta.
 
-Why these numbers: ±0.02 is seed 000's bound for all feedback combined ("implicit
-signals cannot rewrite Markdown … or make a non-candidate appear"): it reorders near-ties
+Why these numbers: ±0.02 is the bound for all feedback combined (docs/design.md, "Ranking
+bounds": feedback never makes a non-candidate appear): it reorders near-ties
 and never lifts a weak match over a strong one. Two fresh judgments reach it, so one
-stray click is half the effect. 90 days is seed 000's half-life and the recency boost's
+stray click is half the effect. 90 days is the design's half-life and the recency boost's
 (shared/rank/scoring.py): a judgment from last season still counts half, and one from two
 years ago (about 8 half-lives) next to nothing, as notes and needs drift.
 """
@@ -60,7 +60,8 @@ def query_hash(text: str) -> str:
 def decayed(vote: Vote, now_ms: int) -> float:
     sign = 1.0 if vote.judgment == "relevant" else -1.0
     age_days = max(now_ms - vote.at_ms, 0) / MS_PER_DAY
-    return sign * FEEDBACK_STEP * 0.5 ** (age_days / FEEDBACK_HALF_LIFE_DAYS)
+    halving: float = 0.5 ** (age_days / FEEDBACK_HALF_LIFE_DAYS)
+    return sign * FEEDBACK_STEP * halving
 
 
 def delta(votes: Iterable[Vote], now_ms: int) -> float:

@@ -66,8 +66,8 @@ def cosine_bar(model: str | None) -> CosineBar | None:
 
 @dataclass(frozen=True)
 class StandingWeights:
-    """The bounded ranking adjustments of seed 000 ("Score normalization and first-release
-    limits"): one multiplier, 1 + the sum of the deltas that apply, clamped to
+    """The bounded ranking adjustments of docs/design.md ("Ranking
+    bounds"): one multiplier, 1 + the sum of the deltas that apply, clamped to
     [floor, ceiling] (shared/knowledge/standing.py)."""
 
     identity: float  # the query names the note: its title, file name or an alias
@@ -80,18 +80,18 @@ class StandingWeights:
     ceiling: float
 
 
-# Seed 000's starting values, each measured by bench.standing (README, "Notes that know
-# their standing": on mixed-vault's tune split each moves about one query either way; on
-# the dev set, which has no typed notes, none moves anything). One change, measured: seed
-# 000 ranks vault pages only, and its evidence −0.02 applied to past conversations too
-# cost a chat answer its injected slot on the tune split (hit@3 0.870 → 0.859, auto hit
-# rate 0.761 → 0.750) and gained nothing. Conversations stay evidence (labels, bundles)
-# with a delta of 0.
+# The design's starting values (docs/design.md), each measured by bench.standing (README,
+# "Notes that know their standing": on mixed-vault's tune split each moves about one query
+# either way; on the dev set, which has no typed notes, none moves anything). One change,
+# measured: the design ranks vault pages only, and its evidence −0.02 applied to past
+# conversations too cost a chat answer its injected slot on the tune split (hit@3
+# 0.870 → 0.859, auto hit rate 0.761 → 0.750) and gained nothing. Conversations stay
+# evidence (labels, bundles) with a delta of 0.
 STANDING = StandingWeights(identity=0.05, stable_canonical=0.03, evidence=-0.02,
                            conversation=0.0, deprecated=-0.08, feedback=FEEDBACK_MAX,
                            floor=0.90,
                            ceiling=1.10)
-# No adjustment at all: the ranking before issue 15 (benchmarks and ablations).
+# No adjustment at all: the ranking before standings (benchmarks and ablations).
 NEUTRAL = StandingWeights(identity=0.0, stable_canonical=0.0, evidence=0.0, conversation=0.0,
                           deprecated=0.0, feedback=0.0, floor=1.0, ceiling=1.0)
 
@@ -109,7 +109,7 @@ class RecallPolicy:
     # With a cosine bar: a hit the vector list did not hold needs this relevance instead.
     lexical_only_relevance: float = 0.0
     standing: StandingWeights = STANDING
-    # Competing claims together (seed 000's bundles): follow a recalled note's conflict
+    # Competing claims together (memory bundles, docs/design.md): follow a recalled note's conflict
     # relations one hop and show both notes, within max_hits.
     together: bool = False
 
@@ -140,7 +140,7 @@ EXPLICIT = RecallPolicy(
     name="explicit",
     candidates=10,
     max_hits=10,
-    # One hit per note: its best section. No cap per conversation (issue 12: with
+    # One hit per note: its best section. No cap per conversation (with
     # exchanges none should be needed). Explicit nDCG@10 / Recall@20, and the same for the
     # conversation category, at a cap of 1 | 2 | none per conversation:
     #   dev lexical:    .906/.936 (.682/.667) | .929/.969 (.877/.950) | .930/.975 (.887/1.0)
@@ -157,8 +157,8 @@ EXPLICIT = RecallPolicy(
 )
 EXPLICIT_MAX_LIMIT = 50
 
-# Seed 000's bundle rule ("Each automatic bundle contains at most one canonical page and
-# two evidence excerpts"): what a recalled note may bring along through its conflict
+# The design's bundle rule (at most one canonical page and two evidence excerpts per
+# automatic bundle): what a recalled note may bring along through its conflict
 # relations. A second canonical claim is a bundle of its own, kept next to the first.
 BUNDLE_MAX_CANONICAL = 1
 BUNDLE_MAX_EVIDENCE = 2

@@ -98,7 +98,8 @@ def specificity(term_idf: float, n_docs: int) -> float:
 
 def recency_boost(timestamp_ms: int, now_ms: int) -> float:
     age_days = max(now_ms - timestamp_ms, 0) / MS_PER_DAY
-    return 1.0 + RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+    halving: float = 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+    return 1.0 + RECENCY_WEIGHT * halving
 
 
 def merge(candidates: Iterable[Candidate], limit: int,

@@ -1,4 +1,5 @@
-"""Every judged evaluation set in bench/sets/ is well formed (DESIGN.md §6 plus the
+"""Every judged evaluation set in bench/sets/ is well formed (docs/design.md, "Evaluation
+sets", plus the
 held-out split): files parse, categories and grades are from the protocol, every judged id
 exists in the corpus, and every note passes the hub's own validation."""
 

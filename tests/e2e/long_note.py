@@ -1,5 +1,6 @@
-"""The long note of issue 12: about 17 KB in 40 headed sections, the one fact the owner
-asks about in section 37. Every section is about the same house, so the note as a whole
+"""A long note for section recall (README, "How recall works"): about 17 KB in 40 headed
+sections, the one fact the owner asks about in section 37. Every section is about the same
+house, so the note as a whole
 matches many queries weakly and only its 37th section matches the question well."""
 
 from __future__ import annotations

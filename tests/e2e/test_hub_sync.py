@@ -23,6 +23,7 @@ from local.migrate import MIGRATIONS_DIR, migrate
 from local.sqlite_db import SqliteDatabase
 from local.thread_server import RunningServer, run_coroutine, running_server
 from shared.api.limits import MAX_NOTE_BODY_BYTES
+from shared.api.sync_payload import SyncBatch, SyncResult
 from shared.time.durations import MS_PER_DAY
 from tests.conftest import ROOT
 from tests.e2e.hubs import APPLIED, Hook, vault_notes, worker_notes
@@ -113,11 +114,11 @@ class KilledAfter(WorkerClient):
         super().__init__(url, token)
         self.left = pushes
 
-    def push(self, payload: dict) -> dict:
+    def push(self, batch: SyncBatch) -> SyncResult:
         if self.left == 0:
             raise KeyboardInterrupt
         self.left -= 1
-        return super().push(payload)
+        return super().push(batch)
 
 
 def test_killed_between_batches_resumes_without_loss(server: RunningServer,

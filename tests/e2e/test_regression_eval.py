@@ -25,7 +25,7 @@ ONE_JUDGED, ONE_EMPTY = 1 / ANSWERABLE, 1 / EMPTY
 # 1.000, nDCG@10 0.969, auto hit rate 0.833, auto false-positive rate 0.000 (0.182 before
 # social messages skipped recall: "good morning Mallory" recalled an old greeting, "thanks,
 # the soup was great" the lentil soup). 2026-12-02 with the three judged conflict cases of
-# issue 15 (r042-r044: a superseded note, contradicting decisions, a procedure qualifying
+# the knowledge model (r042-r044: a superseded note, contradicting decisions, a procedure qualifying
 # a clipping): hit@3 1.000, nDCG@10 0.970, auto hit rate 0.848, false-positive rate 0.000;
 # contradiction coverage 1.000 (0.667 without following conflict relations,
 # bench.standing), and the current claim injected first in all three (0.667 without).
@@ -37,7 +37,7 @@ MEASURED = {
     "adaptive": {"hit@3": 1.000, "ndcg@10": 0.967, "auto_hit_rate": 0.970},
 }
 CEILINGS = {"auto_fpr": 0.000 + ONE_EMPTY}
-# Issue 15: every judged conflict case shows both competing notes, the current one first.
+# The knowledge model: every judged conflict case shows both competing notes, the current one first.
 EXACT = {"contradiction_coverage": 1.0, "canonical_first_auto": 1.0}
 MODES = [pytest.param("lexical"), pytest.param("adaptive", marks=pytest.mark.embed)]
 

@@ -1,4 +1,4 @@
-"""Issue 12 end to end over HTTP, on a real local server (uvicorn) with the real hub
+"""Section recall end to end over HTTP, on a real local server (uvicorn) with the real hub
 executable syncing a vault folder; the chat model is an OpenAI-compatible endpoint
 stubbed with respx (the request it receives shows the Recall block).
 
@@ -153,7 +153,7 @@ Water the vegetable beds in the evening from the butt by the greenhouse, not the
 
 def test_a_hit_links_to_the_block_its_best_paragraph_carries(
         server: RunningServer, model: respx.Route, tmp_path: Path) -> None:
-    """Obsidian's URI opens a block with `%23%5E` (issue 12): when the best-matching
+    """Obsidian's URI opens a block with `%23%5E` (docs/design.md, "Links"): when the best-matching
     paragraph of the hit's section ends with a block id, the link opens that block; when
     it carries none, the section's heading."""
     vault = tmp_path / "Home"

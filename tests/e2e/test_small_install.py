@@ -1,6 +1,6 @@
 """A small install, end to end over real HTTP (uvicorn on SQLite, the offline responder):
 a handful of messages, a fact told in one conversation, then asked about in a new one in
-other words. Issue #12's third failure: nothing was recalled, because bm25() counted the
+other words. A young install's failure: nothing was recalled, because bm25() counted the
 question's own stored message (every term looked common) and one word the owner had never
 used before sank the hit under the gate's floor."""
 

@@ -1,5 +1,6 @@
 """The Sources footer names the section a note was recalled from, in a real browser:
-the long note of issue 12 synced over HTTP as the hub parses it, a question typed in the
+the long note of tests/e2e/long_note.py synced over HTTP as the hub parses it, a question typed
+in the
 chat, the footer's link reading "Note › Heading" and opening that heading in Obsidian.
 
 Screenshot: test-output/sources-heading.png, and with UPDATE_DOCS=1 also the README's

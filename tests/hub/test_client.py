@@ -19,10 +19,14 @@ from hub.client import (
     backoff_delay,
 )
 from hub.sync import Syncer
+from shared.api.sync_payload import SyncBatch, SyncResult
 
 URL = "https://worker.example"
 VAULT_ID = "0a0b0c0d-0000-4000-8000-000000000001"
-OK = {"batch_id": "x", "status": "applied", "upserted": 1, "skipped_stale": 0, "deleted": 0}
+OK = {"batch_id": "x", "status": "applied", "upserted": 1, "skipped_stale": 0, "deleted": 0,
+      "withdrawn": 0}
+BATCH = SyncBatch(batch_id="x", vault_id="11111111-1111-4111-8111-111111111111", vault="V",
+                  seq=1)
 
 
 @pytest.fixture
@@ -68,7 +72,8 @@ def test_transient_failures_are_retried_then_succeed(client: WorkerClient,
         httpx.Response(503), httpx.ConnectTimeout("slow"),
         httpx.Response(429, headers={"retry-after": "2"}),
         httpx.Response(200, json=OK)])
-    assert client.push({"batch_id": "x"}) == OK
+    assert client.push(BATCH) == SyncResult(**OK)
+    assert json.loads(route.calls.last.request.content) == BATCH.model_dump(mode="json")
     assert route.call_count == 4
     assert len(sleeps) == 3 and sleeps[2] == 2.0
     assert route.calls.last.request.headers["authorization"] == "Bearer tok"
@@ -79,7 +84,7 @@ def test_persistent_failure_gives_up_with_a_clear_error(client: WorkerClient,
                                                         sleeps: list[float]) -> None:
     route = respx.post(f"{URL}/vault/sync").mock(return_value=httpx.Response(500))
     with pytest.raises(HubError, match="failed 6 times"):
-        client.push({"batch_id": "x"})
+        client.push(BATCH)
     assert route.call_count == MAX_ATTEMPTS and len(sleeps) == MAX_ATTEMPTS - 1
 
 
@@ -88,7 +93,7 @@ def test_401_is_not_retried(client: WorkerClient) -> None:
     route = respx.post(f"{URL}/vault/sync").mock(return_value=httpx.Response(
         401, json={"error": {"code": "unauthorized", "message": "missing credentials"}}))
     with pytest.raises(AuthFailed, match="missing credentials"):
-        client.push({"batch_id": "x"})
+        client.push(BATCH)
     assert route.call_count == 1
 
 
@@ -157,6 +162,27 @@ def test_access_service_token_headers_are_sent_when_configured() -> None:
 
 
 @respx.mock
+def test_a_sync_answer_that_is_not_a_sync_result_is_a_clear_error(client: WorkerClient
+                                                                 ) -> None:
+    respx.post(f"{URL}/vault/sync").mock(return_value=httpx.Response(
+        200, json={"batch_id": "x", "status": "maybe"}))
+    with pytest.raises(HubError, match=r"unexpected sync answer.*status"):
+        client.push(BATCH)
+
+
+@respx.mock
+def test_the_heartbeat_reads_the_shared_contact_and_ignores_newer_fields(
+        client: WorkerClient) -> None:
+    respx.post(f"{URL}/vault/heartbeat").mock(return_value=httpx.Response(200, json={
+        "worker_id": "w1", "adopted": True, "lease": "from a newer Worker",
+        "vault": {"id": "x", "name": "V", "seq": 4, "notes": 2, "checksum": 9,
+                  "last_sync_at": None, "last_contact_at": None, "colour": "blue"}}))
+    contact = client.heartbeat("vault-id", "V")
+    assert (contact.worker_id, contact.adopted) == ("w1", True)
+    assert (contact.vault.seq, contact.vault.notes, contact.vault.checksum) == (4, 2, 9)
+
+
+@respx.mock
 def test_a_heartbeat_from_an_older_worker_is_a_clear_error(client: WorkerClient) -> None:
     respx.post(f"{URL}/vault/heartbeat").mock(return_value=httpx.Response(200, json={}))
     with pytest.raises(HubError, match="migrations/0002"):
@@ -168,7 +194,8 @@ def test_a_worker_without_leases_is_synced_as_before() -> None:
     """A Worker from before migrations/0010 refuses the heartbeat's lease fields by name
     (422, extra fields forbidden): the hub drops them and carries on without a lease."""
     contact = {"worker_id": "w1", "adopted": False,
-               "vault": {"id": "x", "name": "V", "seq": 4, "notes": 0, "checksum": 0}}
+               "vault": {"id": "x", "name": "V", "seq": 4, "notes": 0, "checksum": 0,
+                         "last_sync_at": None, "last_contact_at": None}}
     refused = {"error": {"code": "invalid_payload", "message": "heartbeat is invalid",
                          "details": [{"item": None, "field": "holder",
                                       "message": "Extra inputs are not permitted"}]}}
@@ -176,7 +203,7 @@ def test_a_worker_without_leases_is_synced_as_before() -> None:
         httpx.Response(422, json=refused), httpx.Response(200, json=contact),
         httpx.Response(200, json=contact)])
     client = WorkerClient(URL, "tok", sleep=lambda s: None)
-    assert client.heartbeat(VAULT_ID, "V", holder="hub-0123456789ab").seq == 4
+    assert client.heartbeat(VAULT_ID, "V", holder="hub-0123456789ab").vault.seq == 4
     client.heartbeat(VAULT_ID, "V", rejected=0, seq=4, holder="hub-0123456789ab")
     bodies = [json.loads(c.request.content) for c in route.calls]
     assert "holder" in bodies[0] and "holder" not in bodies[1]

@@ -125,9 +125,11 @@ def test_batches_respect_item_and_byte_limits_and_ids_are_deterministic(tmp_path
     other_run = make_batches(plan, Run(RUN.vault_id, RUN.vault_name, 8), 10, 5_000)
     assert not {b.batch_id for b in batches} & {b.batch_id for b in other_run}
     payload = batches[0].payload(RUN)
-    assert (payload["vault_id"], payload["vault"], payload["seq"]) == (RUN.vault_id, "Vault", 7)
-    assert payload["sections_version"] == SECTIONS_VERSION
-    assert SyncBatch.model_validate(payload).sections_version == SECTIONS_VERSION  # readable
+    assert (payload.vault_id, payload.vault, payload.seq) == (RUN.vault_id, "Vault", 7)
+    assert payload.sections_version == SECTIONS_VERSION
+    # What the Worker reads back from the wire, as parse_sync_batch does.
+    sent = SyncBatch.model_validate_json(payload.model_dump_json())
+    assert sent.sections_version == SECTIONS_VERSION and sent == payload
 
 
 def test_upserts_go_before_deletes(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""`mallory feedback export`: judgments made over HTTP come out as a §6 evaluation set that
+"""`mallory feedback export`: judgments made over HTTP come out as an evaluation set
+(docs/design.md) that
 bench.relevance can run."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 26's Worker holes under seeded hostile load, through the real app on real SQLite:
+"""The Worker's security holes under seeded hostile load, through the real app on real SQLite:
 rebinding hosts, hostile titles, hostile model answers, sign-in floods, long pastes.
 
 Reproduce a run with RELIABILITY_SEED=<seed>; RELIABILITY_HOLES_SCALE=<n> runs n times as

@@ -35,7 +35,8 @@ README_EXAMPLE = re.compile(
 def app_operations() -> set[tuple[str, str]]:
     """(method, path) of every route the app serves (HEAD comes with GET)."""
     routes = create_app().app.router.routes
-    return {(method, route.path) for route in routes if isinstance(route, Route)
+    return {(method, route.path) for route in routes
+            if isinstance(route, Route) and route.include_in_schema
             for method in route.methods or () if method != "HEAD"}
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from worker.db.errors import DatabaseError, classify
 from worker.db.limits import check_d1_limits
-from worker.db.port import Result, Row, Value
+from worker.db.port import Database, Result, Row, Statement, Value
 from worker.ffi import js_arg
 
 
@@ -89,12 +89,18 @@ class D1Database:
     def prepare(self, sql: str) -> D1Statement:
         return D1Statement(self._binding, sql)
 
-    async def batch(self, statements: Sequence[D1Statement]) -> list[Result]:
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         if not statements:
             return []
-        bound = [s.js() for s in statements]
+        bound = [(s if isinstance(s, D1Statement) else
+                  D1Statement(self._binding, s.sql, tuple(s.params))).js() for s in statements]
         try:
             raw = await self._binding.batch(js_arg(self._binding, bound))
         except Exception as exc:
             raise classify(str(exc)) from exc
         return [_result(r) for r in to_py(raw)]
+
+
+def _implements_the_port(adapter: D1Database) -> Database:
+    """mypy checks here that the adapter satisfies the port (worker/db/port.py)."""
+    return adapter

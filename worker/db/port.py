@@ -32,8 +32,12 @@ class Result:
 
 
 class Statement(Protocol):
-    sql: str
-    params: tuple[Value, ...]
+    # Read-only: an adapter's statements may be frozen (BoundStatement).
+    @property
+    def sql(self) -> str: ...
+
+    @property
+    def params(self) -> tuple[Value, ...]: ...
 
     def bind(self, *params: Value) -> Statement: ...
 
@@ -62,11 +66,13 @@ class BoundStatement:
         return BoundStatement(self.db, self.sql, tuple(params))
 
     async def all(self) -> Result:
-        return await self.db.execute(self, mode="all")
+        result: Result = await self.db.execute(self, mode="all")
+        return result
 
     async def first(self) -> Row | None:
-        result = await self.db.execute(self, mode="all")
+        result = await self.all()
         return result.results[0] if result.results else None
 
     async def run(self) -> Result:
-        return await self.db.execute(self, mode="run")
+        result: Result = await self.db.execute(self, mode="run")
+        return result

@@ -88,7 +88,8 @@ class Tool:
 
 
 def _plain(value: Any) -> Any:
-    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    return value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) \
+        else value
 
 
 async def _search(rt: Runtime, args: SearchInput) -> dict[str, Any]:
@@ -96,7 +97,7 @@ async def _search(rt: Runtime, args: SearchInput) -> dict[str, Any]:
     result = await search(rt.db, args.query, now, source=args.source, limit=args.limit,
                           semantics=rt.semantics, mode=rt.mode,
                           zone=pick_zone(rt.settings.owner_timezone, None))
-    return _plain(views.search_json(result, now))
+    return _plain(views.search_response(result, now))
 
 
 async def _recall(rt: Runtime, args: RecallInput) -> dict[str, Any]:
@@ -126,7 +127,7 @@ async def _get_note(rt: Runtime, args: NoteInput) -> dict[str, Any]:
 
 async def _get_message(rt: Runtime, args: MessageInput) -> dict[str, Any]:
     message, newer = await chats.get_message(rt.db, args.id)
-    return {"message": _plain(views.message_json(message)), "newer_count": newer}
+    return {"message": _plain(views.message_out(message)), "newer_count": newer}
 
 
 async def _remember(rt: Runtime, args: RememberInput) -> dict[str, Any]:
@@ -140,7 +141,7 @@ async def _remember(rt: Runtime, args: RememberInput) -> dict[str, Any]:
     else:
         message = await chats.append_message(rt.db, str(row["id"]), "user", args.text, now)
     schedule_indexing(rt, ("messages",))
-    return {"remembered": _plain(views.message_json(message))}
+    return {"remembered": _plain(views.message_out(message))}
 
 
 async def _forget(rt: Runtime, args: ForgetInput) -> dict[str, Any]:
@@ -155,7 +156,7 @@ async def _forget(rt: Runtime, args: ForgetInput) -> dict[str, Any]:
         item = args.conversation_id
         forgotten = await forget.delete_conversation(rt.db, args.conversation_id, now)
     await forget_vectors(rt, forgotten.vector_ids)
-    return _plain(views.forgotten_json(item, forgotten))
+    return _plain(views.forgotten(item, forgotten))
 
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from shared.api.wire import ErrorResponse
 from worker.openapi.operations import JSON, OPERATIONS, Operation
@@ -98,8 +98,9 @@ def errors_of(op: Operation) -> dict[int, str]:
         op.errors)
 
 
-def _models(ops: Iterable[Operation]) -> list[tuple[type[BaseModel], str]]:
-    found: dict[tuple[type[BaseModel], str], None] = {(ErrorResponse, "serialization"): None}
+def _models(ops: Iterable[Operation]) -> list[tuple[type[BaseModel], JsonSchemaMode]]:
+    found: dict[tuple[type[BaseModel], JsonSchemaMode], None] = {
+        (ErrorResponse, "serialization"): None}
     for op in ops:
         if isinstance(op.response, type):
             found[(op.response, "serialization")] = None
@@ -126,7 +127,7 @@ def _content(schema: Mapping[str, Any]) -> dict[str, Any]:
     return {JSON: {"schema": dict(schema)}}
 
 
-def _operation(op: Operation, refs: Mapping[tuple[type[BaseModel], str], Any]
+def _operation(op: Operation, refs: Mapping[tuple[Any, JsonSchemaMode], Any]
                ) -> dict[str, Any]:
     error_ref = refs[(ErrorResponse, "serialization")]
     success: dict[str, Any] = {"description": op.answer}

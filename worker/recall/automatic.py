@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from shared.api.errors import QueryTooLong
 from shared.block.citations import strip_citations
@@ -32,7 +33,8 @@ from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
-from worker.recall.modes import RetrievalMode, Retrieved, retrieve
+from worker.recall.modes import Retrieved, retrieve
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.salience import salient_text
 from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.recall.together import with_competitors
@@ -113,7 +115,7 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
     message names restricts recall to it, unless nothing there passes the gate: then it
     recalls as if no time were named."""
     scope = scope_of(text, Mode.AUTOMATIC, now_ms, zone)
-    kwargs = {"exclude_ids": exclude_ids, "conversation_id": conversation_id,
+    kwargs: dict[str, Any] = {"exclude_ids": exclude_ids, "conversation_id": conversation_id,
               "text_is_stored": text_is_stored, "policy": policy, "semantics": semantics,
               "mode": mode}
     if scope is not None:

@@ -14,7 +14,8 @@ from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters, SourceFilter
-from worker.recall.modes import RetrievalMode, Retrieved, retrieve
+from worker.recall.modes import Retrieved, retrieve
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.semantic.semantics import Semantics
 

@@ -1,4 +1,4 @@
-"""Retrieval modes (seed 000's semantics), chosen by RETRIEVAL_MODE:
+"""Retrieval modes (docs/design.md, "Retrieval modes"), chosen by RETRIEVAL_MODE:
 
     lexical   FTS5 only; never loads a model
     hybrid    lexical and vector lists fused by reciprocal rank (shared.rank.fusion.fuse)
@@ -19,7 +19,6 @@ import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 
 from shared.rank.candidate import Candidate
 from shared.rank.fusion import blend, fuse
@@ -28,32 +27,16 @@ from shared.text.tokenizer import fold
 from worker.db import Database
 from worker.recall import lexical, vector
 from worker.recall.filters import Filters
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.ports import SemanticError
 from worker.semantic.semantics import Semantics
 
 log = logging.getLogger("mallory.recall")
 
 
-class RetrievalMode(StrEnum):
-    LEXICAL = "lexical"
-    HYBRID = "hybrid"
-    ADAPTIVE = "adaptive"
-    QUALITY = "quality"
-
-
-MODES = tuple(m.value for m in RetrievalMode)
-# The mode used when RETRIEVAL_MODE is not set and an embedder is set up (without one it
-# is lexical). Adaptive beat lexical on the held-out split of mixed-vault (53 queries):
-# nDCG@10 0.800 against 0.740, automatic hit rate 0.875 against 0.800, false-positive
-# rate 0.231 against 0.308 (bench.relevance --split heldout, local MiniLM).
-DEFAULT_WITH_EMBEDDER = RetrievalMode.ADAPTIVE
-# The embedding call plus the vector query (they run beside the D1 batch, not after it).
-# Workers AI answers bge-small in ~50-150 ms and Vectorize in ~30-80 ms; beyond this, the
-# owner waits for nothing better than lexical recall.
-SEMANTIC_BUDGET_S = 0.3
-RERANK_BUDGET_S = 0.3
 RERANK_POOL = 40
-# Adaptive escalation (seed 000): rerank when the fused top two are this close (as a share
+# Adaptive escalation (docs/design.md, "Retrieval modes"): rerank when the fused top two are
+# this close (as a share
 # of the best fused score), or the lexical and vector top fives share this little.
 MIN_TOP2_MARGIN = 0.08
 MIN_TOP5_OVERLAP = 0.40
@@ -107,7 +90,7 @@ def _uncertain(query: SearchQuery, fused: Sequence[Candidate]) -> bool:
 async def _semantic(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
                     now_ms: int) -> list[Candidate]:
     return await asyncio.wait_for(vector.retrieve(db, sem, query, filters, now_ms),
-                                  SEMANTIC_BUDGET_S)
+                                  sem.budget_s)
 
 
 async def _rerank(sem: Semantics, query: SearchQuery, fused: list[Candidate]
@@ -115,7 +98,7 @@ async def _rerank(sem: Semantics, query: SearchQuery, fused: list[Candidate]
     assert sem.reranker is not None
     pool = sorted(fused, key=lambda c: -c.score)[:RERANK_POOL]
     scores = await asyncio.wait_for(
-        sem.reranker.rerank(query.text, [c.text[:2_000] for c in pool]), RERANK_BUDGET_S)
+        sem.reranker.rerank(query.text, [c.text[:2_000] for c in pool]), sem.rerank_budget_s)
     return [replace(c, rerank=s) for c, s in zip(pool, scores, strict=True)]
 
 

@@ -11,25 +11,17 @@ to valid SQL.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from shared.text.sanitiser import SearchQuery
+from worker.db.planned import Planned, StatementKey
 from worker.db.port import MAX_BOUND_PARAMETERS, MAX_COMPOUND_SELECT, Value
 from worker.recall.corpora import CORPORA, Corpus
 from worker.recall.filters import Filters
 
-# (step, corpus name, chunk number)
-StatementKey = tuple[str, str, int]
+# Keys here are (step, corpus name, chunk number).
 STATS_KEY: StatementKey = ("stats", "", 0)
 CORPUS_STATS_SQL = "SELECT corpus, docs FROM corpus_stats"
 VOCAB_LOOKUP_SQL = "SELECT term, doc FROM {table} WHERE term = ?"
-
-
-@dataclass(frozen=True)
-class Planned:
-    key: StatementKey
-    sql: str
-    params: tuple[Value, ...]
 
 
 def hits_key(corpus: Corpus) -> StatementKey:

@@ -36,11 +36,11 @@ async def salient_text(db: Database, text: str, text_is_stored: bool = True) -> 
     docs = {str(r["corpus"]): int(r["docs"]) for r in rows[STATS_KEY]}
     own = 1 if text_is_stored else 0
     weights: dict[str, float] = {}
-    for (step, corpus, _), found in rows.items():
+    for (step, corpus_name, _), found in rows.items():
         if step != "df":
             continue
-        self_count = own if corpus == "messages" else 0
-        n_docs = docs.get(corpus, 0) - self_count
+        self_count = own if corpus_name == "messages" else 0
+        n_docs = docs.get(corpus_name, 0) - self_count
         for row in found:
             df = int(row["doc"]) - self_count
             if df > 0:

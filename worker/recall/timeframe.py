@@ -29,7 +29,8 @@ from shared.time.zones import TimeWindow, Zone, local_date, window
 from worker.db import Database
 from worker.recall import lexical, timeline
 from worker.recall.filters import Filters
-from worker.recall.modes import RetrievalMode, Retrieved
+from worker.recall.modes import Retrieved
+from worker.recall.retrieval_mode import RetrievalMode
 
 FALLBACK_CODE = "time_window"
 

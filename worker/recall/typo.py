@@ -97,11 +97,11 @@ async def correct(db: Database, query: SearchQuery, found: Suspects,
     rows = await run(db, lookup_plan(words, corpora))
     vocab: list[dict[str, int]] = []
     for i in range(len(words)):
-        docs: dict[str, int] = {}
+        counts: dict[str, int] = {}
         for corpus in corpora:
             for r in rows[("vocab", corpus, i)]:
-                docs[str(r["term"])] = docs.get(str(r["term"]), 0) + int(r["doc"])
-        vocab.append(docs)
+                counts[str(r["term"])] = counts.get(str(r["term"]), 0) + int(r["doc"])
+        vocab.append(counts)
     fixes: dict[str, str] = {}
     terms = list(query.terms)
     for i, term in enumerate(found.unknown):

@@ -16,7 +16,8 @@ from shared.api.errors import BadRequest, InvalidPayload
 from shared.api.json_bounds import loads_bounded
 from shared.api.transfer import ImportProblem, ImportResult
 from shared.archive import export
-from shared.archive.formats import FORMATS, PARSERS
+from shared.archive.formats import PARSERS
+from shared.archive.names import FORMATS
 from worker.http import json_ok, read_body, runtime
 from worker.store import archive
 
@@ -51,8 +52,7 @@ async def import_file(request: Request) -> JSONResponse:
     return json_ok(ImportResult(format=fmt, dry_run=dry_run,  # type: ignore[arg-type]
                                 conversations=len(parsed.conversations),
                                 messages=parsed.message_count, added=done.added,
-                                already_present=done.present, problems=problems
-                                ).model_dump(mode="json"))
+                                already_present=done.present, problems=problems))
 
 
 async def export_all(request: Request) -> Response:
@@ -66,7 +66,7 @@ async def export_all(request: Request) -> Response:
                                  'attachment; filename="mallory-export.json"'})
     if as_ != "zip":
         raise BadRequest(f"as must be json or zip, got {as_[:20]!r}")
-    buffer, taken = io.BytesIO(), set()
+    buffer, taken = io.BytesIO(), set[str]()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("mallory-export.json", json.dumps(doc, ensure_ascii=False, indent=1))
         for conv in doc["conversations"]:

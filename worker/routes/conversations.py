@@ -10,7 +10,7 @@ from shared.api.limits import MAX_SAFE_INTEGER
 from worker.cursors import parse_conversation_cursor
 from worker.http import int_param, json_ok, runtime
 from worker.store import chats
-from worker.views import conversation_json, message_json
+from worker.views import conversations_page, message_lookup, messages_page
 
 CONVERSATIONS_PAGE = 30
 CONVERSATIONS_MAX_PAGE = 100
@@ -24,9 +24,7 @@ async def list_conversations(request: Request) -> JSONResponse:
     raw = request.query_params.get("before")
     before = parse_conversation_cursor(raw) if raw else None
     rows = await chats.list_conversations(rt.db, limit, before)
-    next_before = f"{rows[-1]['updated_at']}.{rows[-1]['id']}" if len(rows) == limit else None
-    return json_ok({"conversations": [conversation_json(r) for r in rows],
-                    "next_before": next_before})
+    return json_ok(conversations_page(rows, limit))
 
 
 async def conversation_messages(request: Request) -> JSONResponse:
@@ -36,16 +34,13 @@ async def conversation_messages(request: Request) -> JSONResponse:
     before = int_param(request, "before", 0, 1, MAX_SAFE_INTEGER) if raw else None
     messages = await chats.page_messages(rt.db, request.path_params["conversation_id"],
                                          before, limit)
-    next_before = messages[-1].seq if len(messages) == limit and messages[-1].seq > 1 else None
-    return json_ok({"messages": [message_json(m) for m in messages],
-                    "next_before": next_before})
+    return json_ok(messages_page(messages, limit))
 
 
 async def get_message(request: Request) -> JSONResponse:
     rt = runtime(request)
     message, newer = await chats.get_message(rt.db, request.path_params["message_id"])
-    return json_ok({"message": message_json(message), "conversation_id": message.conversation_id,
-                    "newer_count": newer})
+    return json_ok(message_lookup(message, newer))
 
 
 routes = [

@@ -22,25 +22,25 @@ from worker.db.scrub import scrub
 from worker.http import json_ok, read_body, runtime
 from worker.semantic.scheduling import forget_vectors
 from worker.store import chats, forget
-from worker.views import forgotten_json, renamed_json
+from worker.views import forgotten, renamed
 
 
 async def delete_message(request: Request) -> JSONResponse:
     message_id = request.path_params["message_id"]
     rt = runtime(request)
-    forgotten = await forget.delete_message(rt.db, message_id, rt.now_ms())
+    done = await forget.delete_message(rt.db, message_id, rt.now_ms())
     await scrub(rt.db)
-    await forget_vectors(rt, forgotten.vector_ids)
-    return json_ok(forgotten_json(message_id, forgotten))
+    await forget_vectors(rt, done.vector_ids)
+    return json_ok(forgotten(message_id, done))
 
 
 async def delete_conversation(request: Request) -> JSONResponse:
     conversation_id = request.path_params["conversation_id"]
     rt = runtime(request)
-    forgotten = await forget.delete_conversation(rt.db, conversation_id, rt.now_ms())
+    done = await forget.delete_conversation(rt.db, conversation_id, rt.now_ms())
     await scrub(rt.db)
-    await forget_vectors(rt, forgotten.vector_ids)
-    return json_ok(forgotten_json(conversation_id, forgotten))
+    await forget_vectors(rt, done.vector_ids)
+    return json_ok(forgotten(conversation_id, done))
 
 
 async def rename_conversation(request: Request) -> JSONResponse:
@@ -48,7 +48,7 @@ async def rename_conversation(request: Request) -> JSONResponse:
     rename = parse_json_model(body, RenameRequest, "rename")
     row = await chats.rename_conversation(runtime(request).db,
                                           request.path_params["conversation_id"], rename.title)
-    return json_ok(renamed_json(row))
+    return json_ok(renamed(row))
 
 
 routes = [

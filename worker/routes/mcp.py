@@ -32,5 +32,14 @@ async def post(request: Request) -> Response:
     return JSONResponse(answer)
 
 
-# GET and DELETE /mcp are the app's JSON 405 (worker/app.py).
-routes = [Route("/mcp", post, methods=["POST"])]
+async def not_served(request: Request) -> Response:
+    """GET (the optional server-to-client stream) and DELETE (ending a session): 405, as
+    the transport asks of a server that offers neither. Not an operation of the API, so
+    not in /openapi.json."""
+    return JSONResponse(rpc.error(None, rpc.INVALID_REQUEST, "this MCP server is stateless: "
+                                  "POST one JSON-RPC message per request"),
+                        status_code=405, headers={"allow": "POST"})
+
+
+routes = [Route("/mcp", post, methods=["POST"]),
+          Route("/mcp", not_served, methods=["GET", "DELETE"], include_in_schema=False)]

@@ -8,13 +8,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from worker.http import json_ok
 from worker.openapi.document import openapi_document
 from worker.openapi.operations import OPENAPI_PATH
 
 
 async def openapi(request: Request) -> JSONResponse:
-    return json_ok(openapi_document())
+    return JSONResponse(openapi_document())
 
 
 routes = [Route(OPENAPI_PATH, openapi, methods=["GET"])]

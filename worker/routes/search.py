@@ -19,9 +19,9 @@ from worker.config import Runtime
 from worker.http import int_param, json_ok, runtime
 from worker.recall.explicit import search as explicit_search
 from worker.recall.filters import SOURCES
-from worker.recall.modes import MODES, RetrievalMode
+from worker.recall.retrieval_mode import MODES, RetrievalMode
 from worker.store import vaults
-from worker.views import search_json
+from worker.views import search_response
 
 
 def requested_mode(request: Request, rt: Runtime) -> RetrievalMode:
@@ -67,7 +67,7 @@ async def search(request: Request) -> JSONResponse:
                                    vault=vault, semantics=rt.semantics,
                                    mode=requested_mode(request, rt),
                                    zone=pick_zone(rt.settings.owner_timezone, tz))
-    return json_ok(search_json(result, now))
+    return json_ok(search_response(result, now))
 
 
 routes = [Route("/api/search", search, methods=["GET"])]

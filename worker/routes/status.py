@@ -9,7 +9,7 @@ from starlette.routing import Route
 from worker.http import json_ok, runtime
 from worker.semantic.status import retrieval_status
 from worker.store.status import read_status
-from worker.views import status_json
+from worker.views import status_out
 
 
 async def status(request: Request) -> JSONResponse:
@@ -18,7 +18,7 @@ async def status(request: Request) -> JSONResponse:
     units = int(row.get("sections") or 0) + int(row.get("exchanges") or 0)
     retrieval = retrieval_status(rt.settings.retrieval_mode, rt.mode, rt.semantics, vectors,
                                  units, rt.semantic_problem)
-    return json_ok(status_json(row, vaults, rt.settings, rt.now_ms(), retrieval))
+    return json_ok(status_out(row, vaults, rt.settings, rt.now_ms(), retrieval))
 
 
 routes = [Route("/status", status, methods=["GET"])]

@@ -18,7 +18,7 @@ from worker.db.scrub import scrub
 from worker.http import int_param, json_ok, read_body, runtime
 from worker.semantic.scheduling import index_now, schedule_indexing
 from worker.store import notes, vaults
-from worker.views import contact_json, manifest_json
+from worker.views import contact, manifest_out
 
 
 async def heartbeat(request: Request) -> JSONResponse:
@@ -26,9 +26,9 @@ async def heartbeat(request: Request) -> JSONResponse:
     check_sync_auth(request.headers, rt.settings.sync_tokens)  # before the body is read
     beat = parse_json_model(await read_body(request, MAX_HEARTBEAT_BODY_BYTES), Heartbeat,
                             "heartbeat")
-    contact = await vaults.heartbeat(rt.db, beat.vault_id, beat.vault, rt.now_ms(),
-                                     beat.rejected, beat.seq, beat.holder)
-    return json_ok(contact_json(contact))
+    beat_answer = await vaults.heartbeat(rt.db, beat.vault_id, beat.vault, rt.now_ms(),
+                                         beat.rejected, beat.seq, beat.holder)
+    return json_ok(contact(*beat_answer))
 
 
 async def sync(request: Request) -> JSONResponse:
@@ -45,7 +45,7 @@ async def sync(request: Request) -> JSONResponse:
         schedule_indexing(rt, ["notes"])
     if result.withdrawn:  # their questions are indexed alone: embed them
         schedule_indexing(rt, ["messages"])
-    return json_ok(result.model_dump())
+    return json_ok(result)
 
 
 async def manifest(request: Request) -> JSONResponse:
@@ -61,8 +61,8 @@ async def manifest(request: Request) -> JSONResponse:
     vault = await vaults.get(rt.db, vault_id)
     if vault is None:
         raise NotFound(f"no vault with id {vault_id} on this Worker")
-    return json_ok(manifest_json(vault, await notes.manifest_page(rt.db, vault.vid, after,
-                                                                  limit), limit))
+    rows = await notes.manifest_page(rt.db, vault.vid, after, limit)
+    return json_ok(manifest_out(vault, rows, limit))
 
 
 routes = [

@@ -199,7 +199,7 @@ async def verify_access_jwt(token: str | None, config: AccessConfig,
                       "the Access JWT's signature does not verify against the team's keys")
     try:
         claims = jwt.decode(token, audience=config.aud, issuer=config.issuer,
-                            leeway=LEEWAY_S, options=CLAIM_CHECKS)
+                            leeway=LEEWAY_S, options=CLAIM_CHECKS)  # type: ignore[arg-type]
     except jwt.InvalidTokenError as exc:
         for kind, status, code, message in _CLAIM_ERRORS:
             if isinstance(exc, kind):

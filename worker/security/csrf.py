@@ -3,7 +3,7 @@ this site's own origin.
 
 A cross-site page can send `text/plain` or form bodies without a CORS preflight, and the
 browser attaches the owner's cookies (Access's CF_Authorization among them). The probe
-planted conversations this way (issue 16). Requiring `application/json` forces a preflight
+planted conversations this way (tests/reliability/). Requiring `application/json` forces a preflight
 that this app never answers; requiring a same-origin `Origin` (or, when a browser omits
 it, `Sec-Fetch-Site: same-origin|none`) refuses the request even where the first check
 would not.

@@ -83,7 +83,10 @@ class SecurityMiddleware:
         if route is RouteClass.OWNER:
             identity = await authenticate_owner(headers, settings, self.jwks)
             if method in STATE_CHANGING:
-                if not by_bearer(headers, settings):
+                # A bearer token needs no Origin (no page can send it by itself), but an
+                # Origin it does carry must be this server's (MCP asks every server to
+                # refuse foreign ones).
+                if not by_bearer(headers, settings) or "origin" in headers:
                     csrf.check_same_origin(headers, self._origin(scope, headers))
                 csrf.check_media_type(method, headers)
             await self._limit(scope, method, identity, settings)

@@ -2,7 +2,8 @@
 
 The Workers ASGI adapter percent-decodes the path after the entry's header-only precheck
 has looked at it, so `/vault%2Fsync` and `/%76ault/sync` used to pass the precheck as
-"not a hub route" and then route to /vault/sync (probe, issue 16). Both the precheck and
+"not a hub route" and then route to /vault/sync (found by the hostile-input probe,
+tests/reliability/). Both the precheck and
 the middleware that feeds the router use `normalise_path`, so they cannot disagree.
 """
 

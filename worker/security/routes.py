@@ -7,7 +7,7 @@ from enum import Enum
 # The hub's routes: SYNC_TOKEN (and Access, when configured at the edge).
 HUB_PREFIX = "/vault"
 # The owner's routes: every one needs owner authentication. `/openapi.json` describes
-# the owner's API (DESIGN.md §7), so it sits behind the same lock.
+# the owner's API (README, "HTTP API"), so it sits behind the same lock.
 OWNER_PREFIXES = ("/api",)
 OWNER_PATHS = ("/status", "/openapi.json", "/mcp")
 # The owner-token login form posts here (local serve on a non-loopback address).

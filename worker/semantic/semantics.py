@@ -10,6 +10,12 @@ from typing import Any
 from worker.semantic.ports import Embedder, Reranker, SemanticError, VectorIndex
 from worker.semantic.progress import IndexProgress
 
+# The embedding call plus the vector query (they run beside the D1 batch, not after it).
+# Workers AI answers bge-small in ~50-150 ms and Vectorize in ~30-80 ms; beyond this, the
+# owner waits for nothing better than lexical recall.
+SEMANTIC_BUDGET_S = 0.3
+RERANK_BUDGET_S = 0.3
+
 
 @dataclass(frozen=True)
 class Semantics:
@@ -17,6 +23,11 @@ class Semantics:
     index: VectorIndex
     reranker: Reranker | None = None
     source: str = "local"  # where the models run: "workers-ai", "openai", "local"
+    # How long recall waits for the semantic list, and for the reranker, before it steps
+    # down (worker/recall/modes.py); a benchmark that measures relevance, not latency,
+    # gives itself more.
+    budget_s: float = SEMANTIC_BUDGET_S
+    rerank_budget_s: float = RERANK_BUDGET_S
     progress: IndexProgress = field(default_factory=IndexProgress, compare=False)
 
 

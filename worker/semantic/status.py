@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any
 
-from worker.recall.modes import RetrievalMode
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.semantics import Semantics
 
 # What a mode does when no reranker is set up, where that differs from its name:

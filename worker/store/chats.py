@@ -17,6 +17,8 @@ from shared.api.errors import NotFound
 from shared.api.limits import MAX_SAFE_INTEGER
 from shared.api.wire import Source
 from shared.block.citations import shorten, with_vault
+from shared.rank.candidate import Role
+from shared.rank.feedback import Judgment
 from worker.db import Database, Statement
 from worker.store.units import unit_statements
 
@@ -109,11 +111,11 @@ class Message:
     id: str
     conversation_id: str
     seq: int
-    role: str
+    role: Role
     content: str
     sources: list[Source]
     created_at: int
-    judgments: dict[str, str] = field(default_factory=dict)  # source number → judgment
+    judgments: dict[str, Judgment] = field(default_factory=dict)  # source number → judgment
     # Withdrawn (worker/store/withdrawn.py): its text and Sources are gone.
     withdrawn: bool = False
 

@@ -22,7 +22,7 @@ A batch is applied in one D1 batch (one transaction): all of it or none of it.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from shared.api.errors import Conflict, InvalidPayload
 from shared.api.protocol import LEASE_MS
@@ -30,7 +30,8 @@ from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch, SyncResul
 from shared.api.vault_digest import note_digest
 from shared.knowledge.roles import normal_status
 from shared.time.note_dates import dates_json
-from worker.db import ConstraintError, Database, Statement
+from worker.db import ConstraintError, Database
+from worker.db.planned import Planned, StatementKey, run
 from worker.store import citations, vaults
 
 RECORD_BATCH_SQL = """
@@ -52,22 +53,50 @@ UPDATE vaults SET last_sync_at = ?2,
                   lease_until = iif(lease_seq = ?4, max(lease_until, ?2 + ?5), lease_until)
 WHERE vid = ?1
 """
-UPSERT_NOTE_SQL = """
-INSERT INTO vault_notes (vid, path, title, name, aliases, tags, folder, body, note_type,
-                         status, mtime, note_date, content_hash, synced_at, properties, seq,
-                         digest, sections, role, relations, dates)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-       ?20, ?21
-WHERE NOT EXISTS (SELECT 1 FROM vault_tombstones WHERE vid = ?1 AND path = ?2 AND seq > ?16)
+
+
+class NoteRow(NamedTuple):
+    """A vault_notes row as an upsert writes it: its fields are the columns, in the order
+    the upsert binds them, so the SQL and its values cannot drift apart."""
+
+    vid: int
+    path: str
+    title: str
+    name: str  # the file name without .md
+    aliases: str  # one per line
+    tags: str  # space-separated
+    folder: str
+    body: str
+    note_type: str | None
+    status: str | None  # as shared.knowledge.roles knows it
+    mtime: int
+    note_date: int
+    content_hash: str
+    synced_at: int
+    properties: str | None
+    seq: int
+    digest: int  # shared/api/vault_digest.py
+    sections: str  # JSON, read by the triggers (0005)
+    role: str | None
+    relations: str  # JSON, read by the triggers (0006)
+    dates: str  # JSON, read by the triggers (0007)
+
+
+NOTE_COLUMNS = NoteRow._fields
+_KEY_COLUMNS = ("vid", "path")
+
+
+def _at(column: str) -> str:
+    return f"?{NOTE_COLUMNS.index(column) + 1}"
+
+
+UPSERT_NOTE_SQL = f"""
+INSERT INTO vault_notes ({", ".join(NOTE_COLUMNS)})
+SELECT {", ".join(_at(c) for c in NOTE_COLUMNS)}
+WHERE NOT EXISTS (SELECT 1 FROM vault_tombstones
+                  WHERE vid = {_at("vid")} AND path = {_at("path")} AND seq > {_at("seq")})
 ON CONFLICT (vid, path) DO UPDATE SET
-    title = excluded.title, name = excluded.name,
-    aliases = excluded.aliases, tags = excluded.tags, folder = excluded.folder,
-    properties = excluded.properties, body = excluded.body,
-    note_type = excluded.note_type, status = excluded.status,
-    mtime = excluded.mtime, note_date = excluded.note_date,
-    content_hash = excluded.content_hash, synced_at = excluded.synced_at,
-    seq = excluded.seq, digest = excluded.digest, sections = excluded.sections,
-    role = excluded.role, relations = excluded.relations, dates = excluded.dates
+    {", ".join(f"{c} = excluded.{c}" for c in NOTE_COLUMNS if c not in _KEY_COLUMNS)}
 WHERE excluded.seq >= vault_notes.seq
 RETURNING path
 """
@@ -104,23 +133,40 @@ def relations_json(note: NoteUpsert) -> str:
                       separators=(",", ":"))
 
 
-def _upsert(db: Database, vid: int, seq: int, note: NoteUpsert, now_ms: int
-            ) -> list[Statement]:
+def note_row(vid: int, seq: int, note: NoteUpsert, now_ms: int) -> NoteRow:
     folder, name = split_path(note.path)
-    return [
-        db.prepare(UPSERT_NOTE_SQL).bind(
-            vid, note.path, note.title, name, "\n".join(note.aliases), " ".join(note.tags),
-            folder, note.body, note.type, normal_status(note.status), note.mtime,
-            note.note_date, note.content_hash, now_ms, note.properties, seq,
-            note_digest(note.path, note.content_hash), sections_json(note), note.role,
-            relations_json(note), dates_json(note.path, note.days, note.times, note.note_date)),
-        db.prepare(CLEAR_TOMBSTONE_SQL).bind(vid, note.path, seq),
-    ]
+    return NoteRow(
+        vid=vid, path=note.path, title=note.title, name=name,
+        aliases="\n".join(note.aliases), tags=" ".join(note.tags), folder=folder,
+        body=note.body, note_type=note.type, status=normal_status(note.status),
+        mtime=note.mtime, note_date=note.note_date, content_hash=note.content_hash,
+        synced_at=now_ms, properties=note.properties, seq=seq,
+        digest=note_digest(note.path, note.content_hash), sections=sections_json(note),
+        role=note.role, relations=relations_json(note),
+        dates=dates_json(note.path, note.days, note.times, note.note_date))
 
 
-def _delete(db: Database, vid: int, seq: int, note: NoteDelete) -> list[Statement]:
-    return [db.prepare(DELETE_NOTE_SQL).bind(vid, note.path, seq),
-            db.prepare(TOMBSTONE_SQL).bind(vid, note.path, seq, note.deleted_at)]
+# Keys of a sync batch's statements: (step, path or "", item index).
+RECORD_KEY: StatementKey = ("record", "", 0)
+TOUCH_KEY: StatementKey = ("touch", "", 0)
+
+
+def _upsert(index: int, vid: int, seq: int, note: NoteUpsert, now_ms: int
+            ) -> list[Planned]:
+    return [Planned(("upsert", note.path, index), UPSERT_NOTE_SQL,
+                    tuple(note_row(vid, seq, note, now_ms))),
+            Planned(("clear_tombstone", note.path, index), CLEAR_TOMBSTONE_SQL,
+                    (vid, note.path, seq))]
+
+
+def _delete(index: int, vid: int, seq: int, note: NoteDelete) -> list[Planned]:
+    return [Planned(("delete", note.path, index), DELETE_NOTE_SQL, (vid, note.path, seq)),
+            Planned(("tombstone", note.path, index), TOMBSTONE_SQL,
+                    (vid, note.path, seq, note.deleted_at))]
+
+
+def _withdrawal_key(index: int, withdrawing: bool) -> StatementKey:
+    return ("withdraw" if withdrawing else "follow", "", index)
 
 
 async def _read_before(db: Database, batch: SyncBatch
@@ -149,19 +195,21 @@ async def _read_before(db: Database, batch: SyncBatch
 async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult:
     vault, cited = await _read_before(db, batch)
     vid, seq = vault.vid, batch.seq
-    statements = [
-        db.prepare(RECORD_BATCH_SQL).bind(batch.batch_id, now_ms, len(batch.upserts),
-                                          len(batch.deletes), vid),
-        db.prepare(TOUCH_VAULT_SQL).bind(vid, now_ms, batch.vault, seq, LEASE_MS),
+    planned = [
+        Planned(RECORD_KEY, RECORD_BATCH_SQL, (batch.batch_id, now_ms, len(batch.upserts),
+                                               len(batch.deletes), vid)),
+        Planned(TOUCH_KEY, TOUCH_VAULT_SQL, (vid, now_ms, batch.vault, seq, LEASE_MS)),
     ]
-    for note in batch.upserts:
-        statements += _upsert(db, vid, seq, note, now_ms)
-    for gone in batch.deletes:
-        statements += _delete(db, vid, seq, gone)
+    for index, note in enumerate(batch.upserts):
+        planned += _upsert(index, vid, seq, note, now_ms)
+    for index, gone in enumerate(batch.deletes):
+        planned += _delete(index, vid, seq, gone)
     withdraw = citations.withdrawal(db, vid, batch.upserts, batch.deletes, cited, now_ms)
-    statements += withdraw.statements
+    steps = zip(withdraw.statements, withdraw.withdrawing, strict=True)
+    planned += [Planned.of(_withdrawal_key(i, withdrawing), statement)
+                for i, (statement, withdrawing) in enumerate(steps)]
     try:
-        results = await db.batch(statements)
+        rows = await run(db, planned)
     except ConstraintError:
         owner = await db.prepare(BATCH_OWNER_SQL).bind(batch.batch_id).first()
         if owner is None:
@@ -170,15 +218,14 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
             raise Conflict(f"batch_id {batch.batch_id} was already used by another vault; "
                            "nothing was applied") from None
         return SyncResult(batch_id=batch.batch_id, status="duplicate")
-    first, last = 2, len(results) - len(withdraw.statements)
-    upsert_results = results[first:first + 2 * len(batch.upserts):2]
-    delete_results = results[first + 2 * len(batch.upserts):last:2]
-    upserted = sum(1 for r in upsert_results if r.results)
-    withdrawn = sum(len(r.results) for r, counts in zip(results[last:], withdraw.withdrawing,
-                                                        strict=True) if counts)
+    upserted = sum(1 for i, note in enumerate(batch.upserts)
+                   if rows[("upsert", note.path, i)])
+    deleted = sum(1 for i, gone in enumerate(batch.deletes)
+                  if rows[("delete", gone.path, i)])
+    withdrawn = sum(len(found) for (step, _, _), found in rows.items() if step == "withdraw")
     return SyncResult(batch_id=batch.batch_id, status="applied", upserted=upserted,
-                      skipped_stale=len(batch.upserts) - upserted,
-                      deleted=sum(1 for r in delete_results if r.results), withdrawn=withdrawn)
+                      skipped_stale=len(batch.upserts) - upserted, deleted=deleted,
+                      withdrawn=withdrawn)
 
 
 async def manifest_page(db: Database, vid: int, after: str, limit: int) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from shared.api.errors import Conflict, VaultBusy, VaultNameTaken
 from shared.api.protocol import LEASE_MS
@@ -118,11 +118,13 @@ class Vault:
                    lease_holder=row["lease_holder"], lease_until=ms("lease_until"))
 
 
-@dataclass(frozen=True)
-class Contact:
+class Beat(NamedTuple):
+    """What a heartbeat found: the Worker's id, the vault after it, and whether it adopted
+    a legacy vault. The route answers it as shared/api/wire.py `Contact`."""
+
     worker_id: str
     vault: Vault
-    adopted: bool  # this heartbeat adopted a legacy vault
+    adopted: bool
 
 
 async def worker_id(db: Database) -> str:
@@ -152,7 +154,7 @@ def vault_busy(vault_id: str, until_ms: int, now_ms: int) -> VaultBusy:
 
 async def heartbeat(db: Database, vault_id: str, name: str, now_ms: int,
                     rejected: int | None = None, seq: int | None = None,
-                    holder_id: str | None = None) -> Contact:
+                    holder_id: str | None = None) -> Beat:
     """A hub run's first heartbeat (`seq` None) or last (`seq`: the run's sequence)."""
     params = (vault_id, name, now_ms, rejected, seq, holder_id, LEASE_MS)
     busy, holder, adopt, beat, identity, missing = await db.batch([
@@ -173,8 +175,8 @@ async def heartbeat(db: Database, vault_id: str, name: str, now_ms: int,
                  for r in missing.results]
         await db.prepare(SET_DIGESTS_SQL).bind(json.dumps(pairs)).run()
         vault = await get(db, vault_id) or vault
-    return Contact(worker_id=str(identity.results[0]["id"]), vault=vault,
-                   adopted=bool(adopt.results))
+    return Beat(worker_id=str(identity.results[0]["id"]), vault=vault,
+                adopted=bool(adopt.results))
 
 
 async def get(db: Database, vault_id: str) -> Vault | None:

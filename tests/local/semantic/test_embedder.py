@@ -45,7 +45,8 @@ async def test_a_paraphrase_is_closer_than_an_unrelated_sentence(
 
 
 async def test_the_checked_refund_similarities(embedder: LocalEmbedder) -> None:
-    """Platform notes §9: 0.52 for the paraphrase, −0.06 for the unrelated sentence."""
+    """docs/platform.md ("The local embedder"): 0.52 for the paraphrase, −0.06 for the
+    unrelated sentence."""
     n, q, u = await vectors(embedder, ["refund policy", "I want my money back",
                                        "The cat sat on the mat in the sun."])
     assert float(n @ q) == pytest.approx(0.52, abs=0.01)

@@ -26,7 +26,7 @@ from local.sqlite_db import SqliteDatabase
 from tests.conftest import BASE_URL, LOCAL_OWNER, TOKEN, Clock, note, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
-from worker.recall.modes import RetrievalMode
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.scheduling import index_now
 from worker.semantic.semantics import Semantics
 from worker.semantic.status import WITHOUT_RERANKER

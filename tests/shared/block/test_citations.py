@@ -27,7 +27,7 @@ def test_obsidian_href_encodes_like_encode_uri_component() -> None:
 
 
 def test_a_block_link_takes_the_caret_after_the_hash() -> None:
-    """Issue 12: Obsidian's URI takes `file=Note%23Heading`, and `%23%5E` for a block."""
+    """docs/design.md, "Links": the URI takes `file=Note%23Heading`, and `%23%5E` for a block."""
     assert note_href("V", "Home/Boiler.md", "Pressure") == \
         "obsidian://open?vault=V&file=Home%2FBoiler%23Pressure"
     assert note_href("V", "Home/Boiler.md", "Pressure", "abc123") == \

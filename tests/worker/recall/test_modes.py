@@ -19,7 +19,8 @@ from tests.worker.semantic.fake_vectorize import FakeVectorize
 from tests.worker.semantic.fake_workers_ai import RERANKER, FakeWorkersAI, overlap_score
 from worker.recall import modes
 from worker.recall.filters import Filters
-from worker.recall.modes import RetrievalMode, retrieve
+from worker.recall.modes import retrieve
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.edge import edge_semantics
 from worker.semantic.indexer import index_pending
 from worker.semantic.semantics import Semantics
@@ -161,9 +162,7 @@ async def test_a_bad_embedding_steps_down_to_lexical_with_a_code(
     assert order(found)[0] == "Shop/Refund policy.md"
 
 
-async def test_an_embedder_error_or_a_slow_one_steps_down(db: SqliteDatabase,
-                                                          monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
+async def test_an_embedder_error_or_a_slow_one_steps_down(db: SqliteDatabase) -> None:
     sem = await indexed(db, FakeWorkersAI(answer=answer))
     failing = edge_semantics(FakeWorkersAI(error=RuntimeError("AiError: 3040: capacity")),
                              FakeVectorize(DIMS))
@@ -178,8 +177,8 @@ async def test_an_embedder_error_or_a_slow_one_steps_down(db: SqliteDatabase,
             await asyncio.sleep(5)
             return []
 
-    monkeypatch.setattr(modes, "SEMANTIC_BUDGET_S", 0.05)
-    found = await run(db, Semantics(Slow(), sem.index), "refund policy", RetrievalMode.HYBRID)
+    found = await run(db, Semantics(Slow(), sem.index, budget_s=0.05), "refund policy",
+                      RetrievalMode.HYBRID)
     assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, "semantic_timeout")
     assert order(found)[0] == "Shop/Refund policy.md"
 

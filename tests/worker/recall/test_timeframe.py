@@ -12,7 +12,7 @@ from tests.conftest import NOW_MS, note, store_notes
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
 from worker.recall.filters import Filters
-from worker.recall.modes import RetrievalMode
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import FALLBACK_CODE, scope_of, within
 from worker.store import chats
 

@@ -1,5 +1,5 @@
 """Security headers on every response of the app, and the same in `_headers` for static
-assets at the edge (issue 16, item 6)."""
+assets at the edge."""
 
 from __future__ import annotations
 

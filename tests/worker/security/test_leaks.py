@@ -1,4 +1,4 @@
-"""No internal details in responses; no credentials in logs (issue 16, item 4)."""
+"""No internal details in responses; no credentials in logs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Parser limits (issue 16, item 3): hostile JSON and cursors are 400s with codes."""
+"""Parser limits: hostile JSON and cursors are 400s with codes."""
 
 from __future__ import annotations
 

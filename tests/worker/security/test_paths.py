@@ -1,4 +1,4 @@
-"""Canonical paths: the entry precheck and the router see the same path (issue 16, item 5)."""
+"""Canonical paths: the entry precheck and the router see the same path."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from tests.worker.semantic.fake_vectorize import FakeVectorize
 from tests.worker.semantic.fake_workers_ai import FakeWorkersAI
 from worker.app import create_app
 from worker.config import EDGE_WITHOUT_SEMANTICS, Runtime
-from worker.recall.modes import RetrievalMode
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.workers_ai import BGE_SMALL
 
 OWNER = "edge-owner-token"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from worker.recall.modes import RetrievalMode
+from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.semantics import Semantics
 from worker.semantic.status import (
     WITHOUT_RERANKER,
