@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Self
 
 import httpx
 
@@ -48,7 +49,7 @@ class MiniflareD1:
         self._client = httpx.Client(base_url=self.url, timeout=30)
 
     @classmethod
-    def start(cls) -> MiniflareD1:
+    def start(cls) -> Self:
         if not (ROOT / "node_modules" / "miniflare").is_dir():
             raise DatabaseUnavailable("Miniflare is not installed: run `npm ci` first")
         env = dict(os.environ, NO_COLOR="1")

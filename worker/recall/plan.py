@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from shared.text.sanitiser import SearchQuery
 from worker.db.planned import Planned, StatementKey
-from worker.db.port import MAX_BOUND_PARAMETERS, MAX_COMPOUND_SELECT, Value
+from worker.db.port import MAX_BOUND_PARAMETERS, MAX_COMPOUND_SELECT
 from worker.recall.corpora import CORPORA, Corpus
 from worker.recall.filters import Filters
 
