@@ -20,7 +20,7 @@ from bench.evalset import doc_id
 from local.semantic.cache import CachedEmbedder
 from local.semantic.wiring import local_semantics, stack_installed
 from local.sqlite_db import SqliteDatabase
-from shared.block.envelope import EXCERPT_CHARS, build_recall_block
+from shared.block.envelope import EXCERPT_CHARS, Injected, build_recall_block
 from shared.rank.candidate import Candidate
 from shared.rank.policy import EXPLICIT
 from shared.text.snippets import snip
@@ -54,6 +54,9 @@ class Injection:
     hits: list[Hit]
     block: str = ""  # the Recall block; "" for a baseline, which builds none
     parents: tuple[str, ...] = ()  # the note or conversation of each hit, in block order
+    # Every document a line of the block shows (a hit's neighbouring turns too); None
+    # for a baseline, which builds no block.
+    shown: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,13 @@ async def injection(db: SqliteDatabase, found: Gated) -> Injection:
     block, injected = build_recall_block(snip(await with_replies(db, found.hits),
                                               found.query.terms, EXCERPT_CHARS))
     cands = [i.candidate for i in injected]
-    return Injection([_hit(c) for c in cands], block, tuple(parent(c) for c in cands))
+    return Injection([_hit(c) for c in cands], block, tuple(parent(c) for c in cands),
+                     tuple(d for i in injected for d in shown(i)))
+
+
+def shown(item: Injected) -> Hit:
+    """The documents one block entry shows: its hit's, and the turns shown around it."""
+    return _hit(item.candidate)
 
 
 def _system(db: SqliteDatabase, now_ms: int, mode: RetrievalMode,

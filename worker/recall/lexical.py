@@ -10,6 +10,7 @@ from shared.rank.candidate import Candidate
 from shared.rank.scoring import recency_boost, relevance
 from shared.text.matcher import matched_terms
 from shared.text.sanitiser import SearchQuery
+from shared.text.turns import addressed
 from worker.db import Database
 from worker.recall import typo
 from worker.recall.corpora import CORPORA, Corpus, Row, Scoring
@@ -70,17 +71,21 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
           now_ms: int, floor: Mapping[str, float] | None = None) -> list[Candidate]:
     """Every row as a candidate; `floor` raises a corpus's ceiling (see `retrieve`)."""
     limits = ceilings(query, found.stats)
+    weights = term_idfs(query, found.stats)
+    asks = addressed(query.text)
     scored = []
     for corpus in corpora:
         key = hits_key(corpus)
         if key not in found.rows:
             continue
         ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
+        idf = weights.get(corpus.name, {})
         for row in found.rows[key]:
             ts = int(row[corpus.timestamp_column])
             scored.append(corpus.to_candidate(row, Scoring(
                 _corrected(relevance(float(row["bm25"]), ceiling), row, query, found, corpus),
-                recency_boost(ts, now_ms), ts, str(row[corpus.group_column]), query.terms)))
+                recency_boost(ts, now_ms), ts, str(row[corpus.group_column]), query.terms,
+                idf, asks)))
     return scored
 
 

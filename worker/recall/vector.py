@@ -14,6 +14,7 @@ from dataclasses import replace
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import recency_boost
 from shared.text.sanitiser import SearchQuery
+from shared.text.turns import addressed
 from worker.db import Database
 from worker.recall.corpora import CORPORA, Scoring
 from worker.recall.filters import Filters
@@ -51,11 +52,12 @@ async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Fi
                                                                              strict=True)]
     results = await db.batch(statements)
     candidates = []
+    asks = addressed(query.text)
     for (record, _), result in zip(corpora, results, strict=True):
         for row in result.results:
             ts = int(row[record.timestamp_column])
             cand = record.to_candidate(row, Scoring(0.0, recency_boost(ts, now_ms), ts,
                                                     str(row[record.group_column]),
-                                                    query.terms))
+                                                    query.terms, asks=asks))
             candidates.append(replace(cand, cosine=scores.get(str(row["vector_id"]), 0.0)))
     return candidates
