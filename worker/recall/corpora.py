@@ -49,7 +49,8 @@ class Corpus:
     params: Callable[[str, int, Filters], tuple[Value, ...]]
     to_candidate: Callable[[Row, Scoring], Candidate]
     # What a row's candidate matches the query's terms on: its text, then its fields'
-    # values (the candidate's `text` and `fields`), read before the candidate is made.
+    # values (the candidate's `text` and `fields`; a conversation unit's two turns), read
+    # before the candidate is made.
     match_texts: Callable[[Row, Sequence[Term]], tuple[str, ...]]
     # The keys of the documents a candidate holds, as the feedback store names them
     # (worker/store/feedback.py JUDGMENTS_SQL `doc`), and what that store binds to find them.

@@ -10,7 +10,7 @@ import pytest
 import respx
 
 from local.sqlite_db import SqliteDatabase
-from shared.block.envelope import CLOSE, OPEN, REPLY_LEAD
+from shared.block.envelope import ASKED_LEAD, CLOSE, EXCERPT_LEAD, OPEN
 from tests.conftest import DAY_MS, NOW_MS, note, sync
 from worker.config import Runtime
 from worker.persona import PERSONA
@@ -257,7 +257,10 @@ async def test_recalled_question_brings_its_answer_to_the_model(
     route = openai.post(MODEL_URL).mock(return_value=openai_answer("As I said [1]."))
     await chat(client, "remind me how to protect my eyes from screen strain")
     user_turn = json.loads(route.calls.last.request.content)["messages"][-1]["content"]
-    assert f"{REPLY_LEAD}«Use the 20-20-20 rule" in user_turn
+    # The reply answers the question the query repeats: the hit is the reply, with the
+    # question it answered beside it.
+    assert f"{EXCERPT_LEAD}«Use the 20-20-20 rule" in user_turn
+    assert f"{ASKED_LEAD}«how do I protect my eyes from screen strain?»" in user_turn
 
 
 async def test_a_typo_in_a_chat_message_still_recalls(client: httpx.AsyncClient) -> None:
