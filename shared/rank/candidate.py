@@ -27,6 +27,16 @@ class Link:
 
 
 @dataclass(frozen=True, slots=True)
+class Turn:
+    """A message next to a conversation hit's unit, shown with it in the Recall block."""
+
+    id: str
+    role: Role
+    text: str
+    before: bool  # it comes before the unit (else after it)
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
     kind: Kind
     id: str  # a note's path in its vault, a message's id
@@ -52,6 +62,9 @@ class Candidate:
     role: Role | None = None
     reply: str | None = None  # Mallory's reply to a recalled owner message
     asked: str | None = None  # the owner's question a recalled reply of Mallory's answers
+    # The turns around a recalled conversation unit, in conversation order
+    # (worker/recall/neighbours.py).
+    around: tuple[Turn, ...] = ()
     # Every stored item this unit holds (a conversation unit: its question and its reply),
     # the primary `id` first.
     covers: tuple[str, ...] = ()

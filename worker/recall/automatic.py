@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from shared.api.errors import QueryTooLong
 from shared.block.citations import strip_citations
-from shared.block.envelope import EXCERPT_CHARS, Injected, build_recall_block
+from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
 from shared.rank.feedback import query_hash
@@ -19,12 +19,12 @@ from shared.rank.policy import AUTOMATIC, CosineBar, RecallPolicy, cosine_bar, n
 from shared.text.dialogue import dialogue_act
 from shared.text.matcher import matched_terms, with_terms
 from shared.text.sanitiser import Mode, SearchQuery, build_query
-from shared.text.snippets import snip
 from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
+from worker.recall.neighbours import with_neighbours
 from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.recall.together import with_competitors
 from worker.semantic.semantics import Semantics
@@ -174,9 +174,9 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
         return Recall(error="recall_failed")
     hits = found.hits
     try:
-        hits = await with_replies(db, hits)
-    except Exception:  # the replies are a bonus: recall what we have
-        log.exception("could not load replies for recalled messages")
-    block, injected = build_recall_block(snip(hits, found.query.terms, EXCERPT_CHARS))
+        hits = await with_neighbours(db, await with_replies(db, hits))
+    except Exception:  # the replies and turns around are a bonus: recall what we have
+        log.exception("could not load replies or turns around recalled messages")
+    block, injected = build_recall_block(with_excerpts(hits, found.query.terms))
     return Recall(block=block, injected=injected, mode=found.mode, fallback=found.fallback,
                   skipped=found.skipped, time=found.time)

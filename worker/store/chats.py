@@ -79,6 +79,20 @@ WHERE q.id IN (SELECT value FROM json_each(?)) AND a.role = 'assistant'
 """
 
 
+# The messages within reach of each given one (?1: JSON [[hit, message id, reach], ...]),
+# withdrawn answers left out, with the seq of the message they are around (`anchor`).
+TURNS_AROUND_SQL = """
+SELECT json_extract(j.value, '$[0]') AS hit, n.id, n.role, n.content, n.seq,
+       m.seq AS anchor
+FROM json_each(?1) AS j
+JOIN messages AS m ON m.id = json_extract(j.value, '$[1]')
+JOIN messages AS n ON n.conversation_id = m.conversation_id
+  AND n.seq BETWEEN m.seq - json_extract(j.value, '$[2]')
+                AND m.seq + json_extract(j.value, '$[2]')
+WHERE n.withdrawn_at IS NULL
+"""
+
+
 RENAME_CONVERSATION_SQL = """
 UPDATE conversations SET title = ?2 WHERE id = ?1
 RETURNING id, title, created_at, updated_at
@@ -191,6 +205,13 @@ async def replies_to(db: Database, message_ids: list[str]) -> dict[str, str]:
     """Mallory's reply to each of the given owner messages, where there is one."""
     rows = (await db.prepare(REPLIES_SQL).bind(json.dumps(message_ids)).all()).results
     return {str(r["question_id"]): str(r["reply"]) for r in rows}
+
+
+async def turns_around(db: Database, wanted: Sequence[tuple[str, str, int]]
+                       ) -> list[dict[str, Any]]:
+    """The messages within `reach` turns of each (hit, message id, reach)."""
+    rows = (await db.prepare(TURNS_AROUND_SQL).bind(json.dumps(list(wanted))).all()).results
+    return list(rows)
 
 
 async def rename_conversation(db: Database, conversation_id: str, title: str
