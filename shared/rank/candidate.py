@@ -70,6 +70,9 @@ class Candidate:
     covers: tuple[str, ...] = ()
     unit: str = ""
     cosine: float | None = None  # similarity of the query's embedding (semantic recall)
+    # No vector of the current model yet (written moments ago, still being embedded):
+    # the lexical evidence is all there is, and it is judged as such (worker/recall/modes.py).
+    pending: bool = False
     lexical_rank: int | None = None  # 1-based rank in the lexical list, if in it
     vector_rank: int | None = None  # 1-based rank in the vector list, if in it
     fused: float | None = None  # reciprocal-rank fusion of the lists (shared.rank.fusion)

@@ -8,6 +8,7 @@ its note or message is gone resolves to nothing.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -31,6 +32,20 @@ async def _query(sem: Semantics, vector: Sequence[float], corpus: VectorCorpus,
                  filters: Filters) -> list[VectorMatch]:
     wanted = VectorFilter(kind=corpus.kind, vault=filters.vault if corpus.by_vault else None)
     return await sem.index.query(vector, VECTOR_TOP_K, wanted)
+
+
+# Which of the units (?1 JSON array of unit ids) have a vector of model ?2.
+EMBEDDED_SQL = """
+SELECT unit_id FROM vector_units
+WHERE model = ?2 AND unit_id IN (SELECT value FROM json_each(?1))
+"""
+
+
+async def embedded(db: Database, units: Sequence[str], model: str) -> set[str]:
+    if not units:
+        return set()
+    rows = (await db.prepare(EMBEDDED_SQL).bind(json.dumps(list(units)), model).all()).results
+    return {str(r["unit_id"]) for r in rows}
 
 
 async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
