@@ -21,6 +21,7 @@ from shared.text.matcher import matched_terms, with_terms
 from shared.text.sanitiser import Mode, SearchQuery, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
+from worker.recall.echoes import without_echoes
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
@@ -82,7 +83,8 @@ async def candidates(db: Database, text: str, now_ms: int, *,
         found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)
     else:
         found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    judged = await apply_feedback(db, found.candidates, now_ms, suppress_for=query_hash(text))
+    judged = await apply_feedback(db, await without_echoes(db, found.candidates), now_ms,
+                                  suppress_for=query_hash(text))
     scored = stand(judged, query, policy.standing)
     return replace(found, candidates=scored), act
 
