@@ -67,9 +67,9 @@ def points_at_reply(question: str, reply: str, terms: Sequence[Term],
     Each turn weighs the IDF of the query terms it states, and QUESTION_WEIGHT of those
     it only asks about; the terms the owner's message asks about count for the reply in
     full, since the reply answers them ("What are their names?" → "Luna and Oliver!").
-    On a tie (nothing matched: a vector-only hit) the reply, which says what Mallory told
-    the owner ("how did you say I should clean X" wants the method, not the old
-    question), unless the query asks about the owner's own words."""
+    On a tie (nothing matched: a vector-only hit) the owner's message, unless the query
+    asks what Mallory said ("how did you say I should clean X" wants the method, not the
+    old question)."""
     def weight(found: frozenset[str], share: float = 1.0) -> float:
         return share * sum(idf.get(t, 1.0) for t in found)
 
@@ -80,5 +80,5 @@ def points_at_reply(question: str, reply: str, terms: Sequence[Term],
     mine *= ADDRESSED_WEIGHT if asks == "user" else 1.0
     theirs *= ADDRESSED_WEIGHT if asks == "assistant" else 1.0
     if theirs == mine:
-        return asks != "user"
+        return asks == "assistant"
     return theirs > mine

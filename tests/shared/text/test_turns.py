@@ -46,5 +46,5 @@ def test_the_speaker_the_query_addresses_breaks_an_even_match() -> None:
     owner, reply = "We went to the beach.", "The beach sounds lovely."
     assert not points_at_reply(owner, reply, query, {}, "user")
     assert points_at_reply(owner, reply, query, {}, "assistant")
-    assert points_at_reply("", "", query, {}, None)  # nothing matched: the reply
-    assert not points_at_reply("", "", query, {}, "user")
+    assert not points_at_reply("", "", query, {}, None)  # nothing matched: the owner's
+    assert points_at_reply("", "", query, {}, "assistant")
