@@ -1,7 +1,7 @@
 """`mallory-hub`: push an Obsidian vault to the Worker.
 
   mallory-hub sync    --vault DIR --url URL [--vault-name NAME] [--state-dir DIR] [--full]
-                      [--dry-run] [--token T] [--json]
+                      [--dry-run] [--token-file FILE] [--json] [--allow-mass-delete]
   mallory-hub watch   --vault DIR --url URL [--interval 900] [--poll 0] [--json]
   mallory-hub status  --vault DIR [--url URL]
   mallory-hub lint    --vault DIR [--exclude GLOB] [--strict]
@@ -9,7 +9,12 @@
                       [--env-file FILE] [--output-dir DIR]
 
 On a terminal, long runs show progress bars on stderr; every run ends with a one-line
-summary (or, with --json, one JSON object; exit 0 ok, 1 pages rejected, 2 failed).
+summary (or, with --json, one JSON object). Exit 0 ok, 2 failed, 3 synced with rejected
+pages, 4 stopped short of deleting over 20% of the vault (--allow-mass-delete), 5 another
+run is syncing the vault, 130 interrupted.
+
+The sync token comes from --token-file FILE (the token alone, or a SYNC_TOKEN=… line as
+in the service's env file), else $SYNC_TOKEN, else ~/.config/mallory-hub/env.
 
 Every run checks that its state agrees with the Worker and repairs any drift; `--full`
 reads every file again and trusts only the Worker's manifest.
@@ -25,17 +30,16 @@ the same findings for the pages it reads and never fails because of them.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Callable
 
-from hub.commands import cmd_lint, cmd_service, cmd_status, cmd_sync, cmd_watch
-from hub.service import default_env_file
+from hub.tokens import default_env_file
 from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "sync": cmd_sync, "watch": cmd_watch, "status": cmd_status, "service": cmd_service,
-    "lint": cmd_lint,
-}
+# Each command's handler in hub/commands.py, imported once the arguments are parsed:
+# `mallory-hub --help` loads neither httpx, pydantic nor the parsers (tests/hub/test_cli.py).
+COMMANDS = {"sync": "cmd_sync", "watch": "cmd_watch", "status": "cmd_status",
+            "service": "cmd_service", "lint": "cmd_lint"}
 
 
 def _sync_options(p: argparse.ArgumentParser) -> None:
@@ -64,7 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     for p in (p_sync, p_watch, p_service):
         _sync_options(p)
     for p in (p_sync, p_watch):
-        p.add_argument("--token", help="sync token (default: $SYNC_TOKEN)")
+        p.add_argument("--token-file", help="a file holding the sync token (the token "
+                       "alone, or SYNC_TOKEN=…)")
+        p.add_argument("--token", help="the sync token itself; it shows in the process list, "
+                       "prefer --token-file or $SYNC_TOKEN")
+        p.add_argument("--allow-mass-delete", action="store_true",
+                       help="let a run delete more than 20%% of the vault's notes")
         p.add_argument("--json", action="store_true",
                        help="print one JSON object per run (for cron and monitoring)")
     p_status.add_argument("--url", help="also ask the Worker's /status")
@@ -94,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return COMMANDS[args.command](args)
+    commands = importlib.import_module("hub.commands")
+    return getattr(commands, COMMANDS[args.command])(args)
 
 
 if __name__ == "__main__":

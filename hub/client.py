@@ -3,6 +3,7 @@
     HubError                  the sync cannot go on (message says what to do)
      ├── AuthFailed           401/403: the token is missing or wrong
      ├── VaultNameTaken       409 vault_name_taken: another vault id holds the name
+     ├── HubBusy              another run holds the vault (409 vault_busy) or the state
      └── BatchRejected        422: the Worker refused items (details per item)
     BatchTooLarge             413: the caller splits the batch and retries
 """
@@ -20,6 +21,7 @@ import httpx
 
 from shared.api.protocol import MANIFEST_PAGE
 
+LEASE_FIELDS = ("seq", "holder")  # the heartbeat's fields of migrations/0010
 RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 MAX_ATTEMPTS = 6
 BACKOFF_BASE_S = 0.5
@@ -36,7 +38,13 @@ class AuthFailed(HubError):
 
 
 class VaultNameTaken(HubError):
-    pass
+    def __init__(self, message: str, holder: str | None = None) -> None:
+        super().__init__(message)
+        self.holder = holder  # the vault id that holds the name, when the Worker says
+
+
+class HubBusy(HubError):
+    """Another run is syncing this vault (or using this state): this one sends nothing."""
 
 
 class BatchRejected(HubError):
@@ -83,6 +91,14 @@ def _error_code(response: httpx.Response) -> str:
         return ""
 
 
+def _error_detail(response: httpx.Response, key: str) -> str | None:
+    try:
+        value = response.json()["error"]["details"][key]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return str(value) if value is not None else None
+
+
 def auth_headers(token: str, access_id: str | None = None,
                  access_secret: str | None = None) -> dict[str, str]:
     """The Worker's shared secret, plus a Cloudflare Access service token when given (the
@@ -99,6 +115,7 @@ class WorkerClient:
                  access_id: str | None = None, access_secret: str | None = None) -> None:
         self.url = url.rstrip("/")
         self._sleep = sleep
+        self.leases = True  # False once a Worker without leases refused the fields
         self._client = httpx.Client(base_url=self.url, timeout=TIMEOUT,
                                     headers=auth_headers(token, access_id, access_secret))
 
@@ -135,7 +152,10 @@ class WorkerClient:
             raise BatchRejected(_error_message(response), details)
         if response.status_code == 409 and _error_code(response) == "vault_name_taken":
             raise VaultNameTaken(f"the Worker at {self.url} refused this vault's name: "
-                                 f"{_error_message(response)}")
+                                 f"{_error_message(response)}",
+                                 _error_detail(response, "holder"))
+        if response.status_code == 409 and _error_code(response) == "vault_busy":
+            raise HubBusy(_error_message(response))
         if response.status_code != 200:
             raise HubError(f"unexpected answer {response.status_code}: "
                            f"{_error_message(response)}")
@@ -144,14 +164,28 @@ class WorkerClient:
     def push(self, payload: dict[str, Any]) -> dict[str, Any]:
         return self._check(self._request("POST", "/vault/sync", json=payload))
 
-    def heartbeat(self, vault_id: str, vault_name: str, rejected: int | None = None
-                  ) -> Contact:
+    def heartbeat(self, vault_id: str, vault_name: str, rejected: int | None = None, *,
+                  seq: int | None = None, holder: str | None = None) -> Contact:
         """Register the vault (or adopt its pre-0002 copy), record the contact and take the
-        run's sync sequence; `rejected` reports the pages the run could not send."""
+        run's sync sequence and the vault's lease for `holder`; at the end of the run
+        (`seq`: its sequence), report the pages it could not send and give the lease up."""
         body: dict[str, Any] = {"vault_id": vault_id, "vault": vault_name}
         if rejected is not None:
             body["rejected"] = rejected
-        answer = self._check(self._request("POST", "/vault/heartbeat", json=body))
+        if self.leases and seq is not None:
+            body["seq"] = seq
+        if self.leases and holder is not None:
+            body["holder"] = holder
+        try:
+            answer = self._check(self._request("POST", "/vault/heartbeat", json=body))
+        except BatchRejected as exc:
+            # A Worker from before migrations/0010 refuses the lease fields by name: sync
+            # with it as before, without a lease.
+            if not self.leases or not any(str(d.get("field", "")).split(".")[0] in LEASE_FIELDS
+                                          for d in exc.details):
+                raise
+            self.leases = False
+            return self.heartbeat(vault_id, vault_name, rejected)
         try:
             vault = answer["vault"]
             return Contact(worker_id=str(answer["worker_id"]), seq=int(vault["seq"]),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from hub.runs import emit, run_watch, sync_once
 from hub.service import SCHEDULERS, ServiceSpec, instructions
 from hub.state import default_state_dir, load_state
 from hub.sync import Summary
+from hub.tokens import Token, TokenFileError, default_env_file, find_token
 from hub.vault_lint import lint_vault
 
 
@@ -30,15 +30,23 @@ def _print_findings(findings: list[Finding]) -> None:
 
 
 def _token(args: argparse.Namespace) -> str | None:
-    """The sync token, or None after reporting (as the run's outcome) that there is none."""
-    token = args.token or os.environ.get("SYNC_TOKEN", "")
-    if token:
-        return token
+    """The sync token (hub/tokens.py), or None after reporting (as the run's outcome) that
+    there is none."""
+    try:
+        token = find_token(args.token_file, args.token)
+        problem = "" if token.value else (
+            f"no sync token: set SYNC_TOKEN, or pass --token-file FILE (or put SYNC_TOKEN=… "
+            f"in {default_env_file()})")
+    except TokenFileError as exc:
+        token, problem = Token(""), str(exc)
+    if token.warning:
+        print(token.warning, file=sys.stderr)
+    if token.value:
+        return token.value
     vault = Path(args.vault)
     emit(Outcome(Summary(vault_name=args.vault_name or vault.resolve().name),
                  Status.FAILED, vault, args.url, getattr(args, "dry_run", False),
-                 getattr(args, "full", False),
-                 "no sync token: pass --token or set SYNC_TOKEN"), args.json)
+                 getattr(args, "full", False), problem), args.json)
     return None
 
 
@@ -51,7 +59,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if token is None:
         return Status.FAILED.exit_code
     outcome = sync_once(Path(args.vault), args.url, token, args.vault_name, _state_dir(args),
-                        full=args.full, dry_run=args.dry_run, exclude=tuple(args.exclude))
+                        full=args.full, dry_run=args.dry_run, exclude=tuple(args.exclude),
+                        allow_mass_delete=args.allow_mass_delete)
     emit(outcome, args.json)
     return outcome.status.exit_code
 
@@ -62,7 +71,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return Status.FAILED.exit_code
     try:
         run_watch(Path(args.vault), args.url, token, args.vault_name, _state_dir(args),
-                  args.interval, args.poll, tuple(args.exclude), as_json=args.json)
+                  args.interval, args.poll, tuple(args.exclude), as_json=args.json,
+                  allow_mass_delete=args.allow_mass_delete)
     except KeyboardInterrupt:
         print("interrupted: the next run finishes the job", file=sys.stderr)
         return Status.INTERRUPTED.exit_code

@@ -13,6 +13,7 @@ Copying a vault folder copies its id; give the copy a new identity by deleting i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -46,22 +47,58 @@ def read_vault_id(vault: Path) -> str | None:
                        "the Worker would then stay under the old id)") from exc
 
 
+def _id_text(vault_id: str) -> str:
+    return json.dumps({"vault_id": vault_id, "about": ABOUT}, indent=2) + "\n"
+
+
+def _unwritable(path: Path, exc: OSError) -> HubError:
+    return HubError(f"cannot write the vault identity file {path} ({exc.strerror or exc}): "
+                    "the hub keeps the vault's id in the vault folder; make it writable")
+
+
 def ensure_vault_id(vault: Path, remembered: str | None = None) -> str:
     """The vault's id, creating the identity file when missing (from `remembered`, the id
-    the hub's state recorded, else a new UUID)."""
+    the hub's state recorded for this folder, else a new UUID).
+
+    The file is created exclusively (written in full under a temporary name, then linked
+    into place, which fails if the file exists), then read back: of two first runs at
+    once, exactly one creates it and both go on with the id it holds."""
     found = read_vault_id(vault)
     if found:
         return found
-    vault_id = remembered or str(uuid.uuid4())
     path = id_path(vault)
+    tmp = path.with_name(f"{ID_FILE}.{uuid.uuid4().hex}.tmp")
     try:
         path.parent.mkdir(exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"vault_id": vault_id, "about": ABOUT}, indent=2) + "\n",
-                       encoding="utf-8")
+        text = _id_text(remembered or str(uuid.uuid4()))
+        tmp.write_text(text, encoding="utf-8")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:  # another run created it first: its id is the vault's
+            pass
+        except PermissionError:  # no hard links (FAT, exFAT): an exclusive create
+            with contextlib.suppress(FileExistsError), open(path, "x", encoding="utf-8") as f:
+                f.write(text)
+    except OSError as exc:
+        raise _unwritable(path, exc) from exc
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    made = read_vault_id(vault)
+    if made is None:
+        raise HubError(f"the vault identity file {path} vanished as it was created; run again")
+    return made
+
+
+def replace_vault_id(vault: Path, vault_id: str) -> None:
+    """Point the identity file at `vault_id` (the id under which the Worker holds this
+    folder's notes, hub/sync.py), atomically."""
+    path = id_path(vault)
+    tmp = path.with_name(f"{ID_FILE}.{uuid.uuid4().hex}.tmp")
+    try:
+        tmp.write_text(_id_text(vault_id), encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
-        raise HubError(f"cannot write the vault identity file {path} ({exc.strerror or exc}): "
-                       "the hub keeps the vault's id in the vault folder; make it writable"
-                       ) from exc
-    return vault_id
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise _unwritable(path, exc) from exc

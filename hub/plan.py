@@ -22,6 +22,12 @@ from shared.api.sync_payload import NoteDelete, NoteUpsert
 # Leave room under the Worker's body limit for the envelope and JSON escaping variance.
 BATCH_BYTES = MAX_SYNC_BODY_BYTES // 2
 BATCH_ITEMS = 100
+# A run that would delete more than this share of the notes the Worker holds for the vault,
+# and at least MASS_DELETE_MIN of them, stops before sending anything until it is given
+# --allow-mass-delete: a wrong folder, an unmounted disk or a vault given another folder's
+# id looks like a vault emptied, and the notes' answers would be withdrawn.
+MASS_DELETE_SHARE = 0.2
+MASS_DELETE_MIN = 10
 
 Reader = Callable[[Path, str, int], Page | Rejection | Unstable]
 Counter = Callable[[int, int], None]  # (done, total)
@@ -120,6 +126,22 @@ def _resolve(plan: Plan, state: State, index: VaultIndex) -> None:
     graph.update({p: [(r.target, r.type) for r in done.relations]
                   for p, done in plan.resolved.items()})
     plan.findings += cycles(graph, touching=set(plan.reads))
+
+
+def lost_notes(plan: Plan, state: State) -> int:
+    """The notes the plan deletes that do not reappear elsewhere: a page moved (a folder
+    renamed) is an upsert of the same bytes at its new path, and is no loss."""
+    moved = {u.content_hash for u in plan.upserts}
+    return sum(1 for d in plan.deletes
+               if d.path not in state.notes or state.notes[d.path].hash not in moved)
+
+
+def mass_delete(plan: Plan, state: State) -> int | None:
+    """How many notes the plan would lose, when that share of the notes the Worker holds
+    (`state`) needs confirming; else None."""
+    lost = lost_notes(plan, state)
+    return lost if lost >= MASS_DELETE_MIN and lost > MASS_DELETE_SHARE * len(state.notes) \
+        else None
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ class Page:
     # Status, role, relation drafts and body links (hub/knowledge.py); resolved against
     # the vault by hub/lint.py. Empty for a page built without reading one.
     knowledge: PageKnowledge = field(default_factory=lambda: PageKnowledge(None, None))
+    ctime_ns: int = -1  # the file's change time when read (hub/walk.py)
 
 
 def settled(mtime_ns: int, read_ns: int) -> bool:
@@ -82,5 +83,5 @@ def read_page(vault: Path, rel_path: str, now_ms: int,
             if not isinstance(parsed, Parsed):
                 return parsed
             return Page(parsed.note, after.st_mtime_ns, after.st_size, read_ns,
-                        parsed.knowledge)
+                        parsed.knowledge, after.st_ctime_ns)
     return Unstable(rel_path)

@@ -1,12 +1,19 @@
 """What a sync run tells its user: plain lines for people and logs, or one JSON object
 (`--json`) for cron jobs and monitoring.
 
-Exit statuses (the same in both forms):
+Exit statuses (the same in both forms; `synced` in the JSON is true for 0 and 3):
 
     0    ok           everything that changed was sent (or, with --dry-run, planned)
-    1    rejected     the run finished, but some pages could not be sent (listed)
     2    failed       the run stopped: bad arguments, no token, Worker unreachable or
                       refusing; whatever was sent before stays sent, the next run resumes
+    3    rejected     synced, with rejected pages: everything else was sent; the pages
+                      listed (broken YAML, too large, ...) wait for a fix of the file. A
+                      schedule treats it as success (the systemd unit does), so a page
+                      that stays broken is not a failure mailed every run
+    4    mass_delete  stopped before sending anything: the run would delete more than 20%
+                      (and at least 10) of the vault's notes; --allow-mass-delete if meant
+    5    busy         another hub run is syncing this vault (or using this state); this
+                      one sent nothing, the next run syncs
     130  interrupted  Ctrl-C; the next run finishes the job
 """
 
@@ -24,8 +31,10 @@ from hub.sync import Summary
 
 class Status(Enum):
     OK = ("ok", 0)
-    REJECTED = ("rejected", 1)
     FAILED = ("failed", 2)
+    REJECTED = ("rejected", 3)
+    MASS_DELETE = ("mass_delete", 4)
+    BUSY = ("busy", 5)
     INTERRUPTED = ("interrupted", 130)
 
     @property
@@ -35,6 +44,11 @@ class Status(Enum):
     @property
     def exit_code(self) -> int:
         return self.value[1]
+
+    @property
+    def stopped(self) -> bool:
+        """The run did not finish (what it did before is reported)."""
+        return self not in (Status.OK, Status.REJECTED)
 
 
 @dataclass(frozen=True)
@@ -63,7 +77,7 @@ class Outcome:
             sends, deletes = (len(plan.upserts), len(plan.deletes)) if plan else (0, 0)
             return (f"dry run: {sends} to send, {deletes} to delete, {s.unchanged} unchanged, "
                     f"{len(s.rejected)} rejected, {len(s.warnings)} warnings")
-        if self.status in (Status.FAILED, Status.INTERRUPTED):
+        if self.status.stopped:
             return (f"sync {self.status.label} after {s.elapsed_s:.1f}s: {self.error} "
                     f"({s.counts()} before it stopped)")
         return s.line()
@@ -85,8 +99,7 @@ def write_human(outcome: Outcome, out: TextIO, err: TextIO) -> None:
                   file=out)
         for d in s.plan.deletes:
             print(f"would delete {d.path}", file=out)
-    failed = outcome.status in (Status.FAILED, Status.INTERRUPTED)
-    print(outcome.line(), file=err if failed else out)
+    print(outcome.line(), file=err if outcome.status.stopped else out)
 
 
 def _problems(summary: Summary) -> list[dict[str, str]]:
@@ -103,6 +116,7 @@ def json_report(outcome: Outcome) -> dict[str, Any]:
     s = outcome.summary
     report: dict[str, Any] = {
         "status": outcome.status.label, "exit_code": outcome.status.exit_code,
+        "synced": not outcome.status.stopped and not outcome.dry_run,
         "vault": {"name": s.vault_name, "id": s.vault_id, "path": str(outcome.vault)},
         "url": outcome.url, "dry_run": outcome.dry_run, "full": outcome.full,
         "sent": s.sent, "deleted": s.deleted, "unchanged": s.unchanged,
@@ -110,6 +124,7 @@ def json_report(outcome: Outcome) -> dict[str, Any]:
         "lint": dict(zip(("errors", "warnings"), counts(s.findings), strict=True)),
         "stale": s.stale,
         "changing": s.changing, "batches": s.batches, "reconciled": s.reconciled,
+        "healed": s.healed, "mass_delete": s.mass_delete,
         "duration_s": round(s.elapsed_s, 3), "error": outcome.error,
         "problems": _problems(s),
     }

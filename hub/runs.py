@@ -10,11 +10,11 @@ from pathlib import Path
 
 import httpx
 
-from hub.client import HubError, WorkerClient
+from hub.client import HubBusy, HubError, WorkerClient
 from hub.progress import progress_bars
 from hub.report import Outcome, Status, write_human, write_json
 from hub.state import default_state_dir
-from hub.sync import Progress, Summary, Syncer
+from hub.sync import MassDelete, Progress, Summary, Syncer
 from hub.walk import walk_vault
 from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 
@@ -36,19 +36,20 @@ def _syncer(vault: Path, client: WorkerClient, vault_name: str | None,
 
 def run_sync(vault: Path, url: str, token: str, vault_name: str | None,
              state_dir: Path | None, full: bool = False, dry_run: bool = False,
-             exclude: tuple[str, ...] = (), progress: Progress | None = None) -> Summary:
+             exclude: tuple[str, ...] = (), progress: Progress | None = None,
+             allow_mass_delete: bool = False) -> Summary:
     """One run, raising what stops it (HubError, OSError, ...)."""
     client = make_client(url, token)
     try:
         return _syncer(vault, client, vault_name, state_dir, exclude, progress).run(
-            full=full, dry_run=dry_run)
+            full=full, dry_run=dry_run, allow_mass_delete=allow_mass_delete)
     finally:
         client.close()
 
 
 def sync_once(vault: Path, url: str, token: str, vault_name: str | None,
               state_dir: Path | None, full: bool = False, dry_run: bool = False,
-              exclude: tuple[str, ...] = ()) -> Outcome:
+              exclude: tuple[str, ...] = (), allow_mass_delete: bool = False) -> Outcome:
     """One run as its user sees it: bars on a terminal, and an Outcome whatever happens,
     with what a failed run managed before it stopped."""
     started = time.monotonic()
@@ -58,8 +59,13 @@ def sync_once(vault: Path, url: str, token: str, vault_name: str | None,
     try:
         with progress_bars() as bars:
             syncer.progress = bars
-            summary = syncer.run(full=full, dry_run=dry_run)
+            summary = syncer.run(full=full, dry_run=dry_run,
+                                 allow_mass_delete=allow_mass_delete)
         return Outcome.finished(summary, vault, url, dry_run=dry_run, full=full)
+    except HubBusy as exc:
+        status, error = Status.BUSY, str(exc)
+    except MassDelete as exc:
+        status, error = Status.MASS_DELETE, str(exc)
     except RUN_ERRORS as exc:
         status, error = Status.FAILED, str(exc)
     except KeyboardInterrupt:
@@ -85,7 +91,8 @@ def _stat_snapshot(vault: Path, exclude: tuple[str, ...]) -> dict[str, tuple[int
 def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
               state_dir: Path | None, interval_s: int = DEFAULT_SYNC_INTERVAL_S,
               poll_s: float = 0, exclude: tuple[str, ...] = (), quiet: bool = False,
-              max_runs: int | None = None, as_json: bool = False) -> None:
+              max_runs: int | None = None, as_json: bool = False,
+              allow_mass_delete: bool = False) -> None:
     """Sync now and every interval; with poll_s > 0 also soon after a file changes. Every
     run checks the state against the Worker (hub/sync.py), so a Worker that lost or never
     had the data is repaired by whichever run meets it. The stat snapshot the poll compares
@@ -93,7 +100,8 @@ def run_watch(vault: Path, url: str, token: str, vault_name: str | None,
     runs = 0
     while max_runs is None or runs < max_runs:
         snapshot = _stat_snapshot(vault, exclude) if poll_s else {}
-        outcome = sync_once(vault, url, token, vault_name, state_dir, exclude=exclude)
+        outcome = sync_once(vault, url, token, vault_name, state_dir, exclude=exclude,
+                            allow_mass_delete=allow_mass_delete)
         s = outcome.summary
         if outcome.status is Status.INTERRUPTED:
             emit(outcome, as_json)

@@ -39,11 +39,18 @@ class Sectioned:
     warnings: list[str] = field(default_factory=list)
 
 
+# Line ends as the parser counts them (markdown-it normalises "\r\n" and a lone "\r" to
+# "\n"; str.splitlines also splits at form feeds and U+2028, which would shift every line
+# number after one: a fence closed on its line read as never closed).
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
 def _line_starts(body: str) -> list[int]:
-    starts = [0]
-    for line in body.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    return starts
+    return [0, *(m.end() for m in _LINE_END.finditer(body))]
+
+
+def _lines(body: str) -> list[str]:
+    return _LINE_END.split(body)
 
 
 def heading_anchor(text: str) -> str:
@@ -54,7 +61,7 @@ def heading_anchor(text: str) -> str:
 def _headings(body: str, tokens: list[Token], report: list[str]
               ) -> list[tuple[int, str, int]]:
     """(level, text, first line) of every heading, in order."""
-    lines = body.split("\n")
+    lines = _lines(body)
     found = []
     for i, token in enumerate(tokens):
         if token.type == "heading_open" and token.map:
@@ -64,17 +71,30 @@ def _headings(body: str, tokens: list[Token], report: list[str]
                               f"characters; it is cut to {MAX_HEADING_CHARS} in links")
                 text = text[:MAX_HEADING_CHARS].rstrip()
             found.append((int(token.tag[1:]), text, token.map[0]))
-        elif token.type == "fence" and token.map and not _closed(token.markup, token.map,
-                                                                 lines):
+        elif token.type == "fence" and token.map and _open(token.markup, token.map, lines):
             report.append(f"the code fence opened on line {token.map[0] + 1} is never "
                           "closed: the rest of the note is read as code")
     return found
 
 
-def _closed(markup: str, span: list[int], lines: list[str]) -> bool:
-    """Whether a fence's last line closes it (at least as many of the same marker)."""
-    last = span[1] - 1
-    return last > span[0] and last < len(lines) and lines[last].strip().startswith(markup)
+# A closing fence: up to three spaces, the marker run, nothing but spaces after (CommonMark
+# 4.5), behind the markers of the block quotes and list items it sits in.
+_CONTAINER_PREFIX = re.compile(r"^(?:[ \t]*>)*[ \t]*")
+
+
+def _open(markup: str, span: list[int], lines: list[str]) -> bool:
+    """Whether a fence runs unclosed to the end of the note. It is closed when the note
+    goes on after it (a closing line, or the end of the list item or quote it sits in,
+    ended it), or when its last line is a run of at least as many of its marker (``` or
+    ~~~, 3 or more) and nothing else."""
+    start, end = span
+    if any(line.strip() for line in lines[end:]):
+        return False
+    last = end - 1
+    if last <= start:
+        return True  # nothing after the opening line
+    closing = _CONTAINER_PREFIX.sub("", lines[min(last, len(lines) - 1)], count=1).rstrip()
+    return not (len(closing) >= len(markup) and set(closing) == {markup[0]})
 
 
 def _raw_sections(body: str, tokens: list[Token], report: list[str]) -> list[Section]:

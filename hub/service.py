@@ -9,7 +9,6 @@ it starts the hub. The env file holds `SYNC_TOKEN=…` (and, behind Cloudflare A
 
 from __future__ import annotations
 
-import os
 import plistlib
 import re
 from collections.abc import Callable
@@ -26,11 +25,6 @@ LAUNCHD_LABEL = "com.mallory-recall.hub"
 # become the hub ("$@"); no value of the file is ever part of the agent's arguments.
 SOURCE_THEN_EXEC = 'set -a; . "$0"; set +a; exec "$@"'
 _SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
-
-
-def default_env_file() -> Path:
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "mallory-hub" / "env"
 
 
 def slug(name: str) -> str:
@@ -97,7 +91,9 @@ def systemd_service(spec: ServiceSpec) -> str:
         "# SYNC_TOKEN (and CF_ACCESS_CLIENT_ID/SECRET behind Access) come from here.",
         f"EnvironmentFile={_systemd_text(str(spec.env_file))}",
         "ExecStart=" + " ".join(_systemd_word(a) for a in spec.sync_args()),
-        "# Exit 1: some pages were rejected (see the journal); 2: the run failed.",
+        "# Exit 3: synced, some pages rejected (see the journal; not a failure), 5: another",
+        "# run was syncing the vault; 2: the run failed, 4: it would delete too many notes.",
+        "SuccessExitStatus=3 5",
         "",
     ])
 

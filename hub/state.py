@@ -13,10 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from hub.identity import ensure_vault_id, read_vault_id
 from hub.reading import settled
 from hub.walk import FileStat
 from shared.api.vault_digest import vault_checksum
@@ -47,12 +49,21 @@ class Entry:
     # without reading every page), and the targets that resolved to no page.
     relations: list[list[str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    # The change time when read (hub/walk.py); UNKNOWN in an entry from before it was
+    # recorded, whose file is read (and its hash compared) once more.
+    ctime_ns: int = UNKNOWN
 
     def matches(self, f: FileStat) -> bool:
-        """The file still has the recorded stat, had it well before it was read, and was
-        sent as the current parser reads it."""
+        """The file still has the recorded stat (change time included: a rewrite that
+        kept the size and the mtime is read, and its content hash decides), had it well
+        before it was read, and was sent as the current parser reads it."""
         return (self.mtime_ns == f.mtime_ns and self.size == f.size
+                and self.ctime_ns == f.ctime_ns
                 and settled(self.mtime_ns, self.read_ns) and self.parser == PARSER_VERSION)
+
+
+def new_hub_id() -> str:
+    return "hub-" + secrets.token_hex(12)
 
 
 @dataclass
@@ -64,6 +75,16 @@ class State:
     worker_id: str = ""
     notes: dict[str, Entry] = field(default_factory=dict)
     last_sync_at: int | None = None
+    # The folder this state describes (resolved): its id is never given to another folder.
+    # Empty in a state written before the field.
+    folder: str = ""
+    # This state's hub, as the holder of the vault's lease (migrations/0010): a run killed
+    # mid-sync is taken over at once by the next run from the same state.
+    hub_id: str = field(default_factory=new_hub_id)
+
+    def describes(self, vault: Path) -> bool:
+        """Is this the state of `vault` (or one from before states named their folder)?"""
+        return not self.folder or self.folder == str(vault.resolve())
 
     def checksum(self) -> int:
         return vault_checksum((path, e.hash) for path, e in self.notes.items())
@@ -72,6 +93,7 @@ class State:
         return json.dumps({"version": self.version, "vault": self.vault,
                            "vault_id": self.vault_id, "url": self.url,
                            "worker_id": self.worker_id, "last_sync_at": self.last_sync_at,
+                           "folder": self.folder, "hub_id": self.hub_id,
                            "notes": {p: asdict(e) for p, e in sorted(self.notes.items())}})
 
 
@@ -87,7 +109,8 @@ def reconciled(state: State, remote: Mapping[str, str]) -> State:
         notes[path] = known if known and known.hash == digest else Entry(
             hash=digest, mtime_ns=UNKNOWN, size=UNKNOWN, pushed_at=0, parser=PARSER_VERSION)
     return State(vault=state.vault, vault_id=state.vault_id, url=state.url,
-                 worker_id=state.worker_id, notes=notes, last_sync_at=state.last_sync_at)
+                 worker_id=state.worker_id, notes=notes, last_sync_at=state.last_sync_at,
+                 folder=state.folder, hub_id=state.hub_id)
 
 
 def default_state_dir(vault: Path) -> Path:
@@ -106,7 +129,8 @@ def load_state(state_dir: Path) -> State:
         return State(version=int(data.get("version", 1)), vault=data.get("vault", ""),
                      vault_id=data.get("vault_id", ""), url=data.get("url", ""),
                      worker_id=data.get("worker_id", ""), notes=notes,
-                     last_sync_at=data.get("last_sync_at"))
+                     last_sync_at=data.get("last_sync_at"), folder=data.get("folder", ""),
+                     hub_id=data.get("hub_id") or new_hub_id())
     except (OSError, ValueError, TypeError) as exc:
         raise ValueError(f"hub state {path} is unreadable ({exc}); delete it: the next run "
                          "rebuilds it from the Worker's manifest") from exc
@@ -114,6 +138,24 @@ def load_state(state_dir: Path) -> State:
 
 def save_state(state_dir: Path, state: State) -> None:
     state_dir.mkdir(parents=True, exist_ok=True)
-    tmp = state_dir / "state.json.tmp"
+    tmp = state_dir / f"state.json.{os.getpid()}.tmp"
     tmp.write_text(state.to_json(), encoding="utf-8")
     os.replace(tmp, state_dir / "state.json")
+
+
+def folder_state_dir(base: Path, vault: Path) -> Path:
+    """`base/<the folder's vault id>`: one state per folder, however many folders one
+    database (`mallory serve --sync-vault`) is synced from in turn, so that no folder is
+    ever given another's id. A folder without an identity file gets the id a state under
+    `base` recorded for it (the file was deleted), else a new one."""
+    remembered = None
+    if read_vault_id(vault) is None:
+        for path in sorted(base.glob("*/state.json")):
+            try:
+                known = load_state(path.parent)
+            except ValueError:
+                continue
+            if known.vault_id and known.folder == str(vault.resolve()):
+                remembered = known.vault_id
+                break
+    return base / ensure_vault_id(vault, remembered)

@@ -12,17 +12,37 @@ number of pages it could not send, so /status shows every run, no-op runs includ
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.client import BatchRejected, BatchTooLarge, Contact, WorkerClient
-from hub.findings import Finding, counts
-from hub.identity import ensure_vault_id, read_vault_id
+import httpx
+
+from hub.client import (
+    BatchRejected,
+    BatchTooLarge,
+    Contact,
+    HubError,
+    VaultNameTaken,
+    WorkerClient,
+)
+from hub.identity import ensure_vault_id, read_vault_id, replace_vault_id
 from hub.lint import Resolved
+from hub.lock import state_lock
 from hub.notes import Rejection
-from hub.plan import BATCH_ITEMS, Batch, Plan, Reader, Run, batch_id, make_batches, plan_changes
+from hub.plan import (
+    BATCH_ITEMS,
+    MASS_DELETE_SHARE,
+    Batch,
+    Plan,
+    Reader,
+    Run,
+    batch_id,
+    make_batches,
+    mass_delete,
+    plan_changes,
+)
 from hub.reading import read_page
 from hub.state import (
     PARSER_VERSION,
@@ -33,6 +53,7 @@ from hub.state import (
     reconciled,
     save_state,
 )
+from hub.summary import Summary
 from hub.walk import walk_vault
 
 # The phases a run reports progress in: reading the vault's files, sending the batches.
@@ -40,41 +61,8 @@ READING, SENDING = "reading", "sending"
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
-@dataclass
-class Summary:
-    sent: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    stale: int = 0
-    batches: int = 0
-    rejected: list[Rejection] = field(default_factory=list)
-    warnings: list[Rejection] = field(default_factory=list)  # sent, but not split cleanly
-    findings: list[Finding] = field(default_factory=list)  # lint of the pages read
-    changing: int = 0  # files that changed while being read (the next run sends them)
-    reconciled: str | None = None  # why the state was rebuilt from the manifest
-    elapsed_s: float = 0.0
-    plan: Plan | None = None
-    vault_name: str = ""
-    vault_id: str | None = None  # None: a dry run of a vault never synced
-
-    def counts(self) -> str:
-        return (f"sent {self.sent}, unchanged {self.unchanged}, deleted {self.deleted}, "
-                f"rejected {len(self.rejected)}, warnings {len(self.warnings)}")
-
-    def line(self) -> str:
-        notes = []
-        if self.changing:
-            notes.append(f"{self.changing} changed while being read, sent next run")
-        if self.stale:
-            notes.append(f"{self.stale} superseded on the Worker by a later run")
-        if self.reconciled:
-            notes.append(f"reconciled with the Worker: {self.reconciled}")
-        if self.findings:
-            errors, warnings = counts(self.findings)
-            notes.append(f"lint: {errors} error{'s' * (errors != 1)}, {warnings} "
-                         f"warning{'s' * (warnings != 1)}")
-        return (f"{self.counts()}, elapsed {self.elapsed_s:.1f}s"
-                + "".join(f" ({n})" for n in notes))
+class MassDelete(HubError):
+    """The run would delete too many of the vault's notes without --allow-mass-delete."""
 
 
 def _now_ms() -> int:
@@ -132,32 +120,83 @@ class Syncer:
         """What a run would send, writing nothing (not even the vault's identity file)."""
         started = time.monotonic()
         state = load_state(self.state_dir)
-        vault_id = read_vault_id(self.vault) or state.vault_id or None
+        vault_id = read_vault_id(self.vault) or (
+            state.vault_id if state.describes(self.vault) else None) or None
         if full:
             state = reconciled(State(), self.client.manifest(vault_id) if vault_id else {})
         summary = self._summary(self._plan(state), vault_id)
         summary.elapsed_s = time.monotonic() - started
         return summary
 
-    def run(self, full: bool = False, dry_run: bool = False) -> Summary:
+    def run(self, full: bool = False, dry_run: bool = False,
+            allow_mass_delete: bool = False) -> Summary:
         if dry_run:
             return self.dry_run(full)
+        with state_lock(self.state_dir):
+            return self._run(full, allow_mass_delete)
+
+    def _contact(self, state: State) -> tuple[str, Contact]:
+        """The vault's id and the Worker's answer to the run's first heartbeat, which takes
+        the vault's lease for this state's hub. The id is the folder's own; the state's
+        copy is used only to write back a deleted identity file of the same folder, or
+        when the Worker holds the vault's name under that earlier id (two first runs
+        raced before ids were created atomically): the identity file heals to it."""
+        remembered = state.vault_id if state.vault_id and state.describes(self.vault) \
+            else None
+        vault_id = ensure_vault_id(self.vault, remembered)
+        self.summary.vault_id = vault_id
+        try:
+            return vault_id, self.client.heartbeat(vault_id, self.vault_name,
+                                                   holder=state.hub_id)
+        except VaultNameTaken as exc:
+            if not remembered or exc.holder != remembered or remembered == vault_id:
+                raise
+        replace_vault_id(self.vault, remembered)
+        self.summary.healed = f"the identity file held {vault_id}; it holds {remembered}, " \
+            "the id this folder's notes are synced under"
+        self.summary.vault_id = remembered
+        return remembered, self.client.heartbeat(remembered, self.vault_name,
+                                                 holder=state.hub_id)
+
+    def _run(self, full: bool, allow_mass_delete: bool) -> Summary:
         started = time.monotonic()
         state = load_state(self.state_dir)
-        vault_id = ensure_vault_id(self.vault, state.vault_id or None)
-        self.summary.vault_id = vault_id
-        contact = self.client.heartbeat(vault_id, self.vault_name)
+        vault_id, contact = self._contact(state)
+        try:
+            summary = self._sync(state, vault_id, contact, full, allow_mass_delete)
+        except HubError:
+            # Give the lease up at once (best effort): another hub need not wait it out.
+            with contextlib.suppress(HubError, httpx.HTTPError):
+                self.client.heartbeat(vault_id, self.vault_name, seq=contact.seq,
+                                      holder=state.hub_id)
+            raise
+        summary.elapsed_s = time.monotonic() - started
+        return summary
+
+    def _sync(self, state: State, vault_id: str, contact: Contact, full: bool,
+              allow_mass_delete: bool) -> Summary:
         why = "--full" if full else drift(state, contact, vault_id, self.client.url)
         if why:
             # --full trusts only the manifest (every file is read); otherwise the stats of
             # files whose hash the Worker confirms are kept.
-            base = State() if full or state.version < STATE_VERSION else state
+            base = State(hub_id=state.hub_id) if full or state.version < STATE_VERSION \
+                else state
             state = reconciled(base, self.client.manifest(vault_id))
         state.vault, state.vault_id, state.url = self.vault_name, vault_id, self.client.url
-        state.worker_id = contact.worker_id
+        state.worker_id, state.folder = contact.worker_id, str(self.vault.resolve())
         plan = self._plan(state)
+        healed = self.summary.healed
         summary = self._summary(plan, vault_id)
-        summary.reconciled = why
+        summary.reconciled, summary.healed = why, healed
+        lost = None if allow_mass_delete else mass_delete(plan, state)
+        if lost is not None:
+            summary.mass_delete = lost
+            raise MassDelete(
+                f"this run would delete {lost} of the {len(state.notes)} notes "
+                f"the Worker holds for vault {self.vault_name!r} ({vault_id}), more than "
+                f"{MASS_DELETE_SHARE:.0%}: is {self.vault} the right folder, and mounted? If "
+                "those notes are really gone, run again with --allow-mass-delete; nothing was "
+                "sent")
         for path in plan.confirmed:
             self._record(state, path)
         run = Run(vault_id, self.vault_name, contact.seq)
@@ -169,10 +208,10 @@ class Syncer:
             self._send(batch, run, state, summary)
             done += batch.size
             self._tell(SENDING, done, total)
-        self.client.heartbeat(vault_id, self.vault_name, rejected=len(summary.rejected))
+        self.client.heartbeat(vault_id, self.vault_name, rejected=len(summary.rejected),
+                              seq=contact.seq, holder=state.hub_id)
         state.last_sync_at = _now_ms()
         save_state(self.state_dir, state)
-        summary.elapsed_s = time.monotonic() - started
         return summary
 
     def _record(self, state: State, path: str) -> None:
@@ -180,6 +219,7 @@ class Syncer:
         had when read (never a later stat, which could belong to a newer version)."""
         page, resolved = self._reads[path], self._resolved.get(path, Resolved())
         state.notes[path] = Entry(hash=page.note.content_hash, mtime_ns=page.mtime_ns,
+                                  ctime_ns=page.ctime_ns,
                                   size=page.size, pushed_at=_now_ms(), read_ns=page.read_ns,
                                   parser=PARSER_VERSION,
                                   relations=[[r.target, r.type] for r in resolved.relations],

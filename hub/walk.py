@@ -17,6 +17,9 @@ class FileStat:
     path: str  # vault-relative, '/'-separated
     size: int
     mtime_ns: int
+    # The inode's change time: set by the kernel on every write, so a rewrite that kept
+    # the size and put the old mtime back (a sync tool, `touch -d`) still shows.
+    ctime_ns: int = -1
 
 
 def excluded(rel_path: str, globs: Sequence[str]) -> bool:
@@ -42,4 +45,4 @@ def walk_vault(vault: Path, exclude: Sequence[str] = ()) -> Iterator[FileStat]:
                 st = os.stat(os.path.join(root, name))
             except OSError:
                 continue
-            yield FileStat(rel, st.st_size, st.st_mtime_ns)
+            yield FileStat(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

@@ -6,39 +6,39 @@ runs the Worker's app on it under uvicorn (optionally syncing a vault with the h
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
 import os
 import sys
-import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from local.migrate import MIGRATIONS_DIR, MigrationError, migrate
-from local.server import (
-    local_app,
-    local_env,
-    local_runtime,
-    local_settings,
-    settings_for_bind,
-)
-from local.sqlite_db import SqliteDatabase
-from shared.api.errors import ConfigError
-from worker.config import OwnerAuth
-from worker.db import DatabaseError
-from worker.security.redact import install_log_redaction
-from worker.semantic.ports import SemanticError
+from local import archive_cli
+
+# Every module that loads the Worker, SQLite or the parser of migrations is imported by
+# the command that needs it: `mallory --help` imports none of them (tests/local/test_cli.py).
+if TYPE_CHECKING:
+    from local.sqlite_db import SqliteDatabase
 
 UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access")
 
 
-def _open_migrated(db_path: str, migrations: Path) -> tuple[SqliteDatabase, list[str]]:
+def _open_migrated(db_path: str, migrations: Path | None
+                   ) -> tuple[SqliteDatabase, list[str]]:
+    import asyncio
+
+    from local.migrate import MIGRATIONS_DIR, migrate
+    from local.sqlite_db import SqliteDatabase
+
     db = SqliteDatabase(db_path)
-    return db, asyncio.run(migrate(db, migrations))
+    return db, asyncio.run(migrate(db, migrations or MIGRATIONS_DIR))
+
+
+def _migrations(args: argparse.Namespace) -> Path | None:
+    return Path(args.migrations) if args.migrations else None
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    db, applied = _open_migrated(args.db, Path(args.migrations))
+    db, applied = _open_migrated(args.db, _migrations(args))
     db.close()
     print(f"applied {len(applied)} migration(s): {', '.join(applied)}" if applied
           else "database is up to date")
@@ -59,23 +59,39 @@ def _wait_until_up(url: str, timeout_s: float = 30) -> None:
 
 
 def _sync_in_background(url: str, vault: Path, token: str, interval_s: int,
-                        state_dir: Path) -> None:
+                        state_base: Path, allow_mass_delete: bool) -> None:
+    import threading
+
+    from hub.client import HubError
     from hub.runs import run_watch
+    from hub.state import folder_state_dir
 
     def run() -> None:
         _wait_until_up(url)
+        try:
+            state_dir = folder_state_dir(state_base, vault)
+        except (HubError, OSError, ValueError) as exc:  # e.g. a damaged identity file
+            print(f"vault sync of {vault} not started: {exc}", file=sys.stderr)
+            return
         run_watch(vault=vault, url=url, token=token, vault_name=None, state_dir=state_dir,
-                  interval_s=interval_s, poll_s=5, quiet=True)
+                  interval_s=interval_s, poll_s=5, quiet=True,
+                  allow_mass_delete=allow_mass_delete)
 
     threading.Thread(target=run, name="vault-sync", daemon=True).start()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
     import uvicorn
+
+    from local.server import local_app, local_runtime, local_settings, settings_for_bind
+    from worker.config import OwnerAuth
+    from worker.security.redact import install_log_redaction
 
     if args.create_dir:
         Path(args.db).parent.mkdir(parents=True, exist_ok=True)
-    db, applied = _open_migrated(args.db, Path(args.migrations))
+    db, applied = _open_migrated(args.db, _migrations(args))
     if applied:
         print(f"applied {len(applied)} migration(s) to {args.db}")
     settings = settings_for_bind(local_settings(), args.host)
@@ -87,9 +103,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print("error: --sync-vault needs SYNC_TOKEN (environment or .dev.vars)",
                   file=sys.stderr)
             return 2
-        # The hub's state lives beside the database it describes.
+        # The hub's states live beside the database they describe, one per vault folder
+        # (by its id): switching VAULT= between folders never mixes two vaults.
         _sync_in_background(url, Path(args.sync_vault), settings.sync_tokens[0],
-                            settings.sync_interval_s, Path(f"{args.db}.hub-state"))
+                            settings.sync_interval_s, Path(f"{args.db}.hub-state"),
+                            args.allow_mass_delete)
     print(f"Mallory Recall on {url}  (database {args.db}, model: {settings.model_provider}, "
           f"owner auth: {settings.owner_auth.value})")
     if settings.owner_auth is OwnerAuth.OWNER_TOKEN:
@@ -103,6 +121,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 async def _reindex(db: SqliteDatabase, args: argparse.Namespace) -> None:
     from local.reindex import opened_semantics, rebuild_fts, reindex_vectors, vector_summary
+    from local.server import local_env
     from worker.config import wall_clock_ms
 
     def say(line: str) -> None:
@@ -133,9 +152,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if not Path(args.db).is_file():
         print(f"error: no database at {args.db}", file=sys.stderr)
         return 2
-    db, applied = _open_migrated(args.db, Path(args.migrations))
+    db, applied = _open_migrated(args.db, _migrations(args))
     if applied:
         print(f"applied {len(applied)} migration(s) to {args.db}")
+    import asyncio
+
     try:
         asyncio.run(_reindex(db, args))
     finally:
@@ -149,7 +170,9 @@ def cmd_feedback_export(args: argparse.Namespace) -> int:
     if vault is not None and not vault.is_dir():
         print(f"error: --vault {vault} is not a folder", file=sys.stderr)
         return 2
-    db, _ = _open_migrated(args.db, Path(args.migrations))
+    import asyncio
+
+    db, _ = _open_migrated(args.db, _migrations(args))
     try:
         written = write(Path(args.out), *asyncio.run(collect(db)), vault)
     finally:
@@ -172,11 +195,13 @@ def main(argv: list[str] | None = None) -> int:
         "(both unless --fts or --vectors)")
     for p in (p_migrate, p_serve, p_reindex):
         p.add_argument("--db", required=True, help="SQLite database file")
-        p.add_argument("--migrations", default=str(MIGRATIONS_DIR), help=argparse.SUPPRESS)
+        p.add_argument("--migrations", help=argparse.SUPPRESS)
     p_serve.add_argument("--port", type=int, default=8787)
     p_serve.add_argument("--host", default="127.0.0.1")
     p_serve.add_argument("--sync-vault", help="also sync this vault folder with the hub, "
                          "now and every SYNC_INTERVAL_S seconds")
+    p_serve.add_argument("--allow-mass-delete", action="store_true",
+                         help="let --sync-vault delete more than 20%% of a vault's notes")
     p_serve.add_argument("--create-dir", action="store_true", help="create the --db folder")
     p_serve.add_argument("--log-level", default="info")
     only = p_reindex.add_mutually_exclusive_group()
@@ -195,11 +220,22 @@ def main(argv: list[str] | None = None) -> int:
     p_export.add_argument("--out", required=True, help="folder to write the set into")
     p_export.add_argument("--vault", help="the vault the judged notes are in (linked as "
                           "corpus/notes)")
-    p_export.add_argument("--migrations", default=str(MIGRATIONS_DIR), help=argparse.SUPPRESS)
+    p_export.add_argument("--migrations", help=argparse.SUPPRESS)
+    archive_cli.add_parsers(sub)
     args = parser.parse_args(argv)
+    import logging
+
+    from local.migrate import MigrationError
+    from shared.api.errors import ConfigError
+    from worker.db import DatabaseError
+    from worker.security.redact import install_log_redaction
+    from worker.semantic.ports import SemanticError
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
     try:
+        if hasattr(args, "func"):
+            return int(args.func(args))
         if args.command == "feedback":
             return cmd_feedback_export(args)
         return {"migrate": cmd_migrate, "serve": cmd_serve,

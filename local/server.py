@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import os
 from collections.abc import Mapping
@@ -16,7 +15,7 @@ from shared.api.errors import ConfigError
 from worker.app import create_app
 from worker.config import OwnerAuth, Runtime, Settings
 from worker.recall.corpora import VECTOR_CORPORA
-from worker.security.hosts import LOOPBACK_HOSTS
+from worker.security.hosts import LOOPBACK_HOSTS, is_loopback_name, loopback_only
 from worker.semantic.scheduling import schedule_indexing
 
 log = logging.getLogger("mallory.semantic")
@@ -51,12 +50,7 @@ WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
 def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    return is_loopback_name(host)
 
 
 def settings_for_bind(settings: Settings, host: str) -> Settings:
@@ -64,14 +58,25 @@ def settings_for_bind(settings: Settings, host: str) -> Settings:
 
     Loopback is local-owner mode: only this machine can connect, and the Host allow-list
     (loopback names unless ALLOWED_HOSTS says otherwise) keeps DNS-rebinding pages out.
-    Any other address reaches other machines, so it needs OWNER_TOKEN (or Access)."""
+    Any other address reaches other machines, so it needs OWNER_TOKEN (or Access), and so
+    does an ALLOWED_HOSTS wider than loopback names (DNS rebinding)."""
     loopback = is_loopback(host)
     if not loopback and settings.owner_auth is OwnerAuth.NONE:
         raise ConfigError(f"binding to {host!r} serves Mallory beyond this machine: set "
                           "OWNER_TOKEN (environment or .dev.vars; sign in at /login.html) or "
                           "ACCESS_TEAM_DOMAIN + ACCESS_AUD, or bind to 127.0.0.1")
+    # The address bound is a name the server answers for (`--host 127.0.0.2` is reached as
+    # http://127.0.0.2:PORT), a wildcard is not.
+    bound = host.strip("[]").lower()
     allowed = settings.allowed_hosts or (
-        *LOOPBACK_HOSTS, *([] if loopback or host in WILDCARD_HOSTS else [host.lower()]))
+        *LOOPBACK_HOSTS,
+        *([] if host in WILDCARD_HOSTS or bound in LOOPBACK_HOSTS else [bound]))
+    if settings.owner_auth is OwnerAuth.NONE and not loopback_only(allowed):
+        raise ConfigError(f"ALLOWED_HOSTS={','.join(allowed)} answers host names other than "
+                          "loopback ones, which a DNS-rebinding page can use to reach "
+                          "127.0.0.1, so local-owner access is off: set OWNER_TOKEN "
+                          "(environment or .dev.vars; sign in at /login.html) or "
+                          "ACCESS_TEAM_DOMAIN + ACCESS_AUD, or leave ALLOWED_HOSTS unset")
     return replace(settings, local_owner=loopback, allowed_hosts=tuple(allowed))
 
 

@@ -5,7 +5,8 @@
 #                             all-MiniLM-L6-v2 int8: about 130 MB); EMBED=1 does the same,
 #                             so `EMBED=1 ./scripts/run` serves with it installed
 #   scripts/setup.sh --test   also the embedder (tests need it), Node tools (npm ci:
-#                             Miniflare, wrangler) and chromium
+#                             Miniflare, wrangler, Pyodide), the Pyodide wheels of the
+#                             Worker's dependencies (.pyodide-wheels/) and chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,8 +50,10 @@ if $want_test; then
   if ! command -v npm >/dev/null; then
     say "installing Node.js and npm"; apt_install nodejs npm
   fi
-  say "Node tools (npm ci: Miniflare, wrangler, Node 22)"
+  say "Node tools (npm ci: Miniflare, wrangler, Pyodide, Node 22)"
   npm ci --no-audit --no-fund --loglevel=error
+  say "Pyodide wheels at uv.lock's versions (.pyodide-wheels/; skipped when current)"
+  uv run --frozen --no-sync python scripts/pyodide_wheels.py
   if ! command -v chromium >/dev/null; then
     say "installing chromium (headless browser tests)"; apt_install chromium
   fi

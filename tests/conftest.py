@@ -3,31 +3,72 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from local.migrate import migrate
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
 from shared.api.sync_payload import NoteUpsert, SyncBatch, SyncResult
 from shared.time.durations import MS_PER_DAY
+from tests import embedder
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.db import Database
+from worker.security.hosts import LOOPBACK_HOSTS
 from worker.store import notes as note_store
 from worker.store import vaults
 
+# No timed assertions in tests: Hypothesis's 200 ms deadline failed property tests on a
+# loaded 2-core machine (DeadlineExceeded, then "flaky"), so no example has a deadline.
+hypothesis_settings.register_profile("mallory", deadline=None)
+hypothesis_settings.load_profile("mallory")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `embed` skip, saying why, where the optional embedder is missing."""
+    if embedder.MISSING:
+        for item in items:
+            if item.get_closest_marker("embed"):
+                item.add_marker(pytest.mark.skip(reason=embedder.REASON))
+
+
+# The Pyodide suite's one-line summary (tests/pyodide/conftest.py), printed at the end of
+# the run; under pytest-xdist it travels from the worker that ran it in `workeroutput`.
+PYODIDE_SUMMARY = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    line = getattr(node, "workeroutput", {}).get("pyodide_summary")
+    if line:
+        node.config.stash[PYODIDE_SUMMARY] = line
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    line = config.stash.get(PYODIDE_SUMMARY, None)
+    if line:
+        terminalreporter.write_line(line)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "test-sync-token"
-BASE_URL = "http://mallory.test"
+# A loopback name: local-owner access holds only under a loopback-only host list.
+BASE_URL = "http://localhost"
 LIFE_ID = "11111111-1111-4111-8111-111111111111"  # the id of the vault named "Life"
 DAY_MS = MS_PER_DAY
 NOW_MS = 1_780_000_000_000  # 2026-05-28, fixed so recency is reproducible
+
+
+# What `mallory serve` on 127.0.0.1 sets: local owner, loopback names only.
+LOCAL_OWNER: dict[str, Any] = {"local_owner": True, "allowed_hosts": LOOPBACK_HOSTS}
 
 
 @dataclass
@@ -39,10 +80,26 @@ class Clock:
         return self.now
 
 
+_template: SqliteDatabase | None = None
+
+
+async def migrated_db() -> SqliteDatabase:
+    """A fresh in-memory database at the current schema: a page copy of one database
+    migrated once per test process. Migrating each one anew cost 70–200 ms a test on two
+    cores; `migrate()` itself is tested on fresh databases in tests/local/test_migrate.py
+    and tests/contract/."""
+    global _template
+    if _template is None:
+        _template = SqliteDatabase(":memory:")
+        await migrate(_template)
+    database = SqliteDatabase(":memory:")
+    _template.connection.backup(database.connection)
+    return database
+
+
 @pytest.fixture
 async def db() -> AsyncIterator[SqliteDatabase]:
-    database = SqliteDatabase(":memory:")
-    await migrate(database)
+    database = await migrated_db()
     yield database
     database.close()
 
@@ -55,7 +112,7 @@ def clock() -> Clock:
 @pytest.fixture
 def settings() -> Settings:
     # Local-owner mode, as `mallory serve` on 127.0.0.1: owner routes need no credentials.
-    return Settings(sync_tokens=(TOKEN,), local_owner=True)
+    return Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER)
 
 
 @pytest.fixture
@@ -63,9 +120,20 @@ def runtime(db: SqliteDatabase, settings: Settings, clock: Clock) -> Runtime:
     return Runtime(db=db, settings=settings, clock=clock)
 
 
+def _with_static_files(runtime: Runtime) -> Any:
+    """The app serving the web client too: from worker/static on disk, as `mallory serve`
+    does; inside Pyodide (tests/pyodide) through the runner's JavaScript ASSETS binding,
+    as at the edge, where StaticFiles cannot run (it needs threads)."""
+    if sys.platform == "emscripten":
+        import mallory_js  # type: ignore[import-not-found]
+
+        return WithRuntime(create_app(), replace(runtime, assets=mallory_js.makeAssets()))
+    return WithRuntime(create_app(serve_static=True), runtime)
+
+
 @pytest.fixture
 async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
-    app = WithRuntime(create_app(serve_static=True), runtime)
+    app = _with_static_files(runtime)
     transport = httpx.ASGITransport(app=app)
     # A browser sends its page's Origin on every POST; the CSRF check wants it.
     async with httpx.AsyncClient(transport=transport, base_url=BASE_URL,

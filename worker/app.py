@@ -13,9 +13,21 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount
 
 from shared.api.errors import MalloryError
+from worker.assets import Assets
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
-from worker.routes import chat, conversations, feedback, manage, openapi, search, status, vault
+from worker.routes import (
+    archive,
+    chat,
+    conversations,
+    feedback,
+    manage,
+    mcp,
+    openapi,
+    search,
+    status,
+    vault,
+)
 from worker.security import login
 from worker.security.middleware import SecurityMiddleware
 from worker.security.redact import install_log_redaction
@@ -23,7 +35,8 @@ from worker.security.redact import install_log_redaction
 STATIC_DIR = Path(__file__).with_name("static")
 ROUTES: list[BaseRoute] = [
     *search.routes, *chat.routes, *feedback.routes, *conversations.routes, *manage.routes,
-    *status.routes, *vault.routes, *login.routes, *openapi.routes,
+    *status.routes, *vault.routes, *login.routes, *openapi.routes, *archive.routes,
+    *mcp.routes,
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
@@ -40,15 +53,12 @@ async def _error(request: Request, exc: Exception) -> JSONResponse:
 
 def create_app(serve_static: bool = False,
                clock: Callable[[], float] = time.monotonic) -> SecurityMiddleware:
-    """The app, inside the security middleware (worker/security). In production Workers
-    static assets serve the web client, so the app only serves it when run locally
-    (`serve_static=True`). `clock` (seconds) drives the local rate limiter."""
+    """The app, inside the security middleware (worker/security). Paths no route serves
+    go to the web client's files: the ASSETS binding when the env has one (the edge),
+    worker/static from disk when run locally with `serve_static=True`, else a JSON 404
+    (worker/assets.py). `clock` (seconds) drives the local rate limiter."""
     install_log_redaction()
-    routes = list(ROUTES)
-    if serve_static:
-        from starlette.staticfiles import StaticFiles
-
-        routes.append(Mount("/", app=StaticFiles(directory=STATIC_DIR, html=True)))
+    routes = [*ROUTES, Mount("/", app=Assets(STATIC_DIR if serve_static else None))]
     starlette = Starlette(routes=routes, exception_handlers={
         HTTPException: _http_exception, MalloryError: _error, DatabaseError: _error,
         Exception: _error})

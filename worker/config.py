@@ -18,6 +18,7 @@ from typing import Any
 from shared.api.protocol import DEFAULT_SYNC_INTERVAL_S
 from worker.db import Database
 from worker.recall.modes import DEFAULT_WITH_EMBEDDER, RetrievalMode
+from worker.security.hosts import loopback_only
 from worker.semantic.semantics import Semantics, from_bindings
 from worker.settings_reader import AccessConfig, Reader
 
@@ -42,7 +43,7 @@ class OwnerAuth(Enum):
 
     ACCESS = "access"  # ACCESS_TEAM_DOMAIN + ACCESS_AUD: a Cloudflare Access JWT
     OWNER_TOKEN = "owner_token"  # OWNER_TOKEN: bearer header or the login cookie
-    LOCAL_OWNER = "local_owner"  # `mallory serve` on a loopback address
+    LOCAL_OWNER = "local_owner"  # `mallory serve` on a loopback address, loopback hosts
     NONE = "none"  # nothing configured: owner routes refuse (fail closed)
 
 
@@ -62,6 +63,7 @@ class Settings:
     owner_token: str = ""
     # Set only by `mallory serve` bound to a loopback address (and by tests); never read
     # from the environment, so no deployed Worker can be switched into it by a variable.
+    # It applies only while `allowed_hosts` is loopback-only (see owner_auth).
     local_owner: bool = False
     # Host names the app answers for ("*" or empty: any). `mallory serve` fills in the
     # loopback names against DNS rebinding; at the edge Cloudflare routes by hostname.
@@ -88,7 +90,11 @@ class Settings:
             return OwnerAuth.ACCESS
         if self.owner_token:
             return OwnerAuth.OWNER_TOKEN
-        return OwnerAuth.LOCAL_OWNER if self.local_owner else OwnerAuth.NONE
+        # A wider host list lets a DNS-rebinding page (its own name pointed at 127.0.0.1)
+        # through the Host check, so the connection being local proves nothing.
+        if self.local_owner and loopback_only(self.allowed_hosts):
+            return OwnerAuth.LOCAL_OWNER
+        return OwnerAuth.NONE
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, Any] | Any) -> Settings:
@@ -138,6 +144,9 @@ class Runtime:
     # Why `semantics` is None, in words for /status (nothing installed or bound, or a
     # vector index that could not be opened); None when nothing needs saying.
     semantic_problem: str | None = None
+    # The Workers assets binding (wrangler.toml `[assets]`), which serves the web client
+    # at the edge (worker/assets.py); None locally, where worker/static is read from disk.
+    assets: Any = None
 
     def now_ms(self) -> int:
         return self.clock()
@@ -159,6 +168,7 @@ class Runtime:
             ai, getattr(env, "VECTORS", None))
         return cls(db=D1Database(getattr(env, "DB", None)), settings=settings, ai=ai,
                    semantics=semantics, schedule=_wait_until, index_notes_inline=True,
+                   assets=getattr(env, "ASSETS", None),
                    semantic_problem=None if semantics or settings.lexical_only
                    else EDGE_WITHOUT_SEMANTICS)
 

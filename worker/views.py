@@ -37,6 +37,7 @@ def message_json(message: Message) -> dict[str, Any]:
     return {"id": message.id, "conversation_id": message.conversation_id,
             "seq": message.seq, "role": message.role, "content": message.content,
             "sources": [s.model_dump() for s in message.sources],
+            "withdrawn": message.withdrawn,
             "judgments": message.judgments, "created_at": iso(message.created_at)}
 
 
@@ -54,7 +55,8 @@ def forgotten_json(item_id: str, forgotten: Forgotten) -> dict[str, Any]:
     return {"id": item_id, "conversation_id": forgotten.conversation_id,
             "messages_deleted": forgotten.messages,
             "citations_removed": forgotten.citations,
-            "answers_withdrawn": forgotten.withdrawn}
+            "answers_withdrawn": forgotten.withdrawn,
+            "withdrawn_ids": list(forgotten.withdrawn_ids)}
 
 
 def _iso_or_none(ms: int | None) -> str | None:
@@ -107,6 +109,12 @@ def retrieval_json(status: RetrievalStatus) -> dict[str, Any]:
         "vectors": ({"indexed": vectors.indexed, "pending": vectors.pending,
                      "stale": vectors.stale, "model": vectors.model}
                     if vectors is not None else None),
+        "indexing": ({"behind": indexing.behind, "pending": indexing.pending,
+                      "running": indexing.running,
+                      "rate_per_s": (round(indexing.rate_per_s, 2)
+                                     if indexing.rate_per_s is not None else None),
+                      "eta_s": indexing.eta_s}
+                     if (indexing := status.indexing) is not None else None),
         "notes": list(status.notes),
     }
 

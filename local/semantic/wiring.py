@@ -84,8 +84,12 @@ class SerialScheduler:
 
     async def _serially(self, work: Coroutine[Any, Any, Any]) -> None:
         self._lock = self._lock or asyncio.Lock()
-        async with self._lock:
-            await work
+        try:
+            async with self._lock:
+                await work
+        except asyncio.CancelledError:
+            work.close()  # the server stopped with it still queued: it never started
+            raise
 
     async def drain(self) -> None:
         while self._tasks:

@@ -85,6 +85,10 @@ class VaultNameTaken(Conflict):
     code = "vault_name_taken"
 
 
+class VaultBusy(Conflict):
+    code = "vault_busy"
+
+
 class PayloadTooLarge(MalloryError):
     status = 413
     code = "payload_too_large"

@@ -24,3 +24,9 @@ MAX_CLOCK_SKEW_MS = MS_PER_DAY
 # sections misread by an older Worker.
 SECTIONS_VERSION = 1
 READABLE_SECTIONS_VERSIONS = (1,)
+
+# A hub run's lease on its vault (migrations/0010) lasts this long after the run's last
+# heartbeat or batch: far above the gaps of a live run (reading 10,000 notes takes under
+# 10 s and a batch under a second, bench.sync), and short enough that a hub killed by
+# another's hand leaves the vault to other hubs within minutes.
+LEASE_MS = 5 * 60 * 1000

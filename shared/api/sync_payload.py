@@ -41,6 +41,8 @@ from shared.knowledge.relations import RelationEdge
 from shared.knowledge.roles import KnowledgeRole
 from shared.time.note_dates import MAX_NOTE_DATES
 
+# A hub's id (hub/state.py): a random token, as an opaque lease holder.
+HubId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _BATCH_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
 _SECTION_DIGEST = re.compile(r"^[0-9a-f]{16}$")
@@ -202,11 +204,15 @@ class SyncResult(BaseModel):
 
 class Heartbeat(Strict):
     """POST /vault/heartbeat: the hub's contact at the start and end of every run.
-    `rejected` (the pages the run could not send) is given at the end."""
+    `rejected` (the pages the run could not send) and `seq` (the run's sequence) are given
+    at the end; `holder` (the hub's id) at the start takes the vault's lease for the run
+    (migrations/0010), at the end gives it up."""
 
     vault_id: VaultId
     vault: VaultName
     rejected: Count | None = None
+    seq: Seq | None = None
+    holder: HubId | None = None
 
 
 def parse_sync_batch(body: bytes, now_ms: int | None = None) -> SyncBatch:

@@ -80,6 +80,8 @@ class MessageOut(Wire):
     judgments: dict[str, Literal["relevant", "irrelevant"]] = Field(
         description="the owner's 👍/👎 on this answer's sources, by source number "
         "(POST /api/feedback); {} when none")
+    withdrawn: bool = Field(description="an answer withdrawn because something it was given "
+                            "has since been forgotten: its content and sources are removed")
     created_at: Iso
 
 
@@ -172,8 +174,11 @@ class Forgotten(Wire):
     messages_deleted: int
     citations_removed: int = Field(description="citations of it removed from the Sources "
                                    "of the messages that stay")
-    answers_withdrawn: int = Field(description="answers given with it injected, withdrawn "
-                                   "from recall (they stay in their conversations)")
+    answers_withdrawn: int = Field(description="answers given with it in view (recalled "
+                                   "into them, the reply to a forgotten owner message, and "
+                                   "answers that quoted those, to any depth), withdrawn: they "
+                                   "stay in their conversations with their text removed")
+    withdrawn_ids: list[str] = Field(description="the ids of those answers")
 
 
 class Renamed(Wire):

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -17,10 +17,40 @@ from shared.api.wire import Source
 # encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) unescaped.
 _URI_COMPONENT_SAFE = "-_.!~*'()"
 _SPACES = re.compile(r"\s+")
-# [3] or [1, 2] — but not arr[3] or [[3]] (code and wiki links).
-_CITATION = re.compile(r"(?<![\w\[\]])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\])")
-# A run of markers as guard_citations writes them ("[1][2]"), for stripping.
-_CITATION_RUN = re.compile(r"(?<![\w\[\]])(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+(?!\])")
+# One marker: [3] or [1, 2].
+_MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+# A run of markers ("[1][7]", "[2, 9][3]"), read as a whole: a marker right after another
+# is a citation too. Whether a run is one depends on what precedes it (_is_citation).
+_CITATION_RUN = re.compile(r"(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+")
+
+
+def _is_citation(text: str, run: re.Match[str]) -> bool:
+    """Not an index into code (arr[3], m[i][3], x[1][2]: a chain of [...] right after a
+    word) and not a wiki link ([[3]]); anything else is a citation, "][7]" and
+    "[[Note]][7]" included."""
+    start = run.start()
+    if text[start - 1:start] == "[" and text[run.end():run.end() + 1] == "]":
+        return False
+    while text[start - 1:start] == "]":
+        opening = text.rfind("[", 0, start - 1)
+        if opening < 0:
+            break
+        start = opening
+    before = text[start - 1:start]
+    return not (before.isalnum() or before == "_")
+
+
+def _sub_citations(text: str, replace: Callable[[re.Match[str]], str]) -> tuple[str, int]:
+    found = 0
+
+    def each(run: re.Match[str]) -> str:
+        nonlocal found
+        if not _is_citation(text, run):
+            return run.group(0)
+        found += 1
+        return replace(run)
+
+    return _CITATION_RUN.sub(each, text), found
 
 
 # What encodeURIComponent writes for each ASCII character it escapes.
@@ -82,14 +112,15 @@ def guard_citations(answer: str, injected: Sequence[Source]) -> tuple[str, list[
     by_number = {s.n: s for s in injected}
     cited: dict[int, Source] = {}
 
-    def replace(match: re.Match[str]) -> str:
-        numbers = [int(n) for n in re.split(r"\s*,\s*", match.group(1))]
-        kept = [n for n in numbers if n in by_number]
+    def replace(run: re.Match[str]) -> str:
+        numbers = [int(n) for marker in _MARKER.finditer(run.group(0))
+                   for n in re.split(r"\s*,\s*", marker.group(1))]
+        kept = list(dict.fromkeys(n for n in numbers if n in by_number))
         for n in kept:
             cited.setdefault(n, by_number[n])
         return "".join(f"[{n}]" for n in kept)
 
-    cleaned = _tidy(_CITATION.sub(replace, answer))
+    cleaned = _tidy(_sub_citations(answer, replace)[0])
     return cleaned, sorted(cited.values(), key=lambda s: s.n)
 
 
@@ -104,5 +135,5 @@ def strip_citations(text: str) -> str:
     Text without a marker is returned as it is (the common case, at memchr speed)."""
     if "[" not in text:
         return text
-    stripped, found = _CITATION_RUN.subn("", text)
+    stripped, found = _sub_citations(text, lambda run: "")
     return _tidy(stripped) if found else text

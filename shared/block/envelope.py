@@ -2,7 +2,8 @@
 
 Hit text cannot break out or pass for structure:
 - angle brackets become ‹ › (no `</recall>` inside), guillemets become ‹‹ ›› and
-  whitespace is collapsed, so every piece of hit text is one line inside «…»;
+  whitespace is collapsed, so every piece of hit text, titles and headings included, is
+  one line inside «…»: a title cannot add a date, a standing or a hit to its header;
 - structure lines (headers, the leads of Mallory's reply and of the owner's question)
   start with text that no quoted line can start with. A note whose text begins
   "Mallory's reply:" shows up as `excerpt: «Mallory's reply: …»`, never as a reply line.
@@ -92,14 +93,19 @@ def with_excerpts(candidates: Sequence[Candidate], terms: Sequence[Term]) -> lis
             for c in candidates]
 
 
+def _label(cand: Candidate) -> str:
+    """A title, heading or conversation title, quoted as excerpts are: it cannot close
+    its quote, so nothing in it reads as a date, a standing or another hit."""
+    return f"{QUOTE_OPEN}{neutralise(cand.label)}{QUOTE_CLOSE}"
+
+
 def _header(n: int, cand: Candidate, numbers: dict[str, int]) -> str:
     date = _date(cand.timestamp_ms)
     if cand.kind == "note":
         standing = block_standing(cand, numbers)
-        return f"[{n}] note “{neutralise(cand.label)}” ({date}{'; ' if standing else ''}" \
-               f"{standing})"
+        return f"[{n}] note {_label(cand)} ({date}{'; ' if standing else ''}{standing})"
     who = "the owner" if cand.role == "user" else "Mallory"
-    return f"[{n}] past message by {who} in “{neutralise(cand.label)}” ({date})"
+    return f"[{n}] past message by {who} in {_label(cand)} ({date})"
 
 
 def _line_cost(lead: str, text: str) -> int:

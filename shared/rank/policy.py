@@ -197,3 +197,10 @@ def select(candidates: Sequence[Candidate], policy: RecallPolicy,
         if len(chosen) >= (limit or policy.max_hits):
             break
     return chosen
+
+
+# A chat message over the query limit recalls from its sentences that score at least this
+# share of its best one (shared/text/salience.py). Not tuned on an eval set (none holds
+# pasted texts): half keeps a fact's sentence and drops the filler around it in
+# tests/worker/routes/test_chat.py; the owner's question usually scores highest.
+LONG_MESSAGE_SENTENCE_SHARE = 0.5

@@ -12,7 +12,6 @@ from local.migrate import migrate
 from tests.conftest import LIFE_ID, NOW_MS, note, store_notes
 from tests.contract.history import migrations_before
 from worker.db import Database
-from worker.store import vaults
 
 pytestmark = pytest.mark.miniflare
 
@@ -22,6 +21,9 @@ INSERT INTO vault_notes (vid, path, title, name, body, mtime, note_date, content
                          synced_at, seq)
 VALUES (?1, ?2, 'Boiler', 'Boiler', 'the boiler pressure was low', ?3, ?3, ?4, ?3, 1)
 """
+
+
+OLD_VAULT = "INSERT INTO vaults (uuid, name, created_at) VALUES (?1, 'Life', ?2) RETURNING vid"
 
 
 async def before_0007(db: Database, tmp_path: Path) -> None:
@@ -38,13 +40,14 @@ async def dates_of(db: Database, path: str) -> list[tuple[int | None, int | None
 async def test_existing_notes_are_dated_by_note_date(blank: Database, tmp_path: Path
                                                      ) -> None:
     await before_0007(blank, tmp_path)
-    contact = await vaults.heartbeat(blank, LIFE_ID, "Life", NOW_MS)
+    # The vault as 0006 holds it (today's heartbeat reads columns of later migrations).
+    vid = (await blank.prepare(OLD_VAULT).bind(LIFE_ID, NOW_MS).first())["vid"]
     old = note("Home/Boiler.md", "the boiler pressure was low")
-    await blank.prepare(OLD_UPSERT).bind(contact.vault.vid, old.path, NOW_MS - 5,
-                                         old.content_hash).run()
+    await blank.prepare(OLD_UPSERT).bind(vid, old.path, NOW_MS - 5, old.content_hash).run()
     assert await migrate(blank, migrations_before(tmp_path, "0008")) == [
         "0007_dates_and_feedback.sql"]
     assert await dates_of(blank, "Home/Boiler.md") == [(None, NOW_MS - 5)]
     again = old.model_copy(update={"days": ["2026-03-14"]})
+    await migrate(blank)  # today's sync writes columns of later migrations
     await store_notes(blank, again, batch_id="again")
     assert await dates_of(blank, "Home/Boiler.md") == [(20_526, None)]

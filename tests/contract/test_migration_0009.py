@@ -43,7 +43,7 @@ async def test_0009_backfills_quotes_and_forget_withdraws(blank: Database,
         blank.prepare(MESSAGE_SQL).bind("gone", "later", 3, "assistant", "A ghost [1].",
                                         cites("no-such-message")),
     ])
-    assert await migrate(blank) == ["0009_message_quotes.sql"]
+    assert (await migrate(blank))[0] == "0009_message_quotes.sql"
     quotes = (await blank.prepare(
         "SELECT a.id AS answer, q.id AS quoted FROM message_quotes "
         "JOIN messages AS a ON a.rid = message_rid JOIN messages AS q ON q.rid = quoted_rid"

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import embedder
+
+embedder.require()
+
 from local.semantic.vectors import SqliteVectorIndex
 from tests.contract.vector_index_contract import (
     CONTRACT_CHECKS,

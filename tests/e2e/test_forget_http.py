@@ -49,7 +49,9 @@ def test_a_forgotten_fact_is_neither_searched_nor_recalled(server: RunningServer
         assert answer_id in hit_ids(http, "turquoise ceramic jar")
 
         forgot = http.delete(f"/api/messages/{fact_id}")
-        assert forgot.status_code == 200 and forgot.json()["answers_withdrawn"] == 1
+        # The later answer, and the reply to the fact (written with it as its prompt).
+        assert forgot.status_code == 200 and sorted(forgot.json()["withdrawn_ids"]) == sorted(
+            [answer_id, told["assistant_message"]["id"]])
         again = http.delete(f"/api/messages/{fact_id}")
         assert again.status_code == 404 and again.json()["error"]["code"] == "not_found"
 
@@ -61,7 +63,9 @@ def test_a_forgotten_fact_is_neither_searched_nor_recalled(server: RunningServer
         assert recalled["assistant_message"]["sources"] == []
         assert "turquoise" not in recalled["assistant_message"]["content"]
         kept_answer = http.get(f"/api/messages/{answer_id}")
-        assert kept_answer.status_code == 200  # withdrawn from recall, kept in its history
+        assert kept_answer.status_code == 200  # withdrawn, kept in its history, redacted
+        assert (kept_answer.json()["message"]["withdrawn"],
+                kept_answer.json()["message"]["content"]) == (True, "")
 
         assert http.get(f"/api/messages/{fact_id}").status_code == 404
         status = http.get("/status").json()

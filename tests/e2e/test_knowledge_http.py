@@ -89,9 +89,9 @@ def test_competing_notes_arrive_together_labelled_in_block_and_footer(
         response = http.post("/api/chat", json={"content": "how do I brew my morning coffee?"})
         assert response.status_code == 200, response.text
         block = recall_block(route.calls.last.request)
-        assert "[1] note “Coffee: AeroPress” (2026-11-10; canonical, stable — supersedes [2])" \
+        assert "[1] note «Coffee: AeroPress» (2026-11-10; canonical, stable — supersedes [2])" \
             in block
-        assert ("[2] note “Coffee: French press” (2026-11-10; canonical, deprecated — "
+        assert ("[2] note «Coffee: French press» (2026-11-10; canonical, deprecated — "
                 "superseded by [1])") in block
         sources = response.json()["assistant_message"]["sources"]
         assert [(s["n"], s["label"], s["standing"]) for s in sources] == [
@@ -104,9 +104,9 @@ def test_competing_notes_arrive_together_labelled_in_block_and_footer(
         response = http.post("/api/chat", json={"content": "is the team stand-up still a "
                                                            "daily call?"})
         block = recall_block(route.calls.last.request)
-        assert "[1] note “Team stand-up: daily call at 9:30” (2026-11-10; canonical, stable " \
+        assert "[1] note «Team stand-up: daily call at 9:30» (2026-11-10; canonical, stable " \
                "— contradicts [2])" in block
-        assert "[2] note “Team stand-up: async updates” (2026-11-10; canonical, draft — " \
+        assert "[2] note «Team stand-up: async updates» (2026-11-10; canonical, draft — " \
                "contradicts [1])" in block
         reply = response.json()["assistant_message"]
         assert reply["content"] == "The daily call at 9:30 stays [1]."

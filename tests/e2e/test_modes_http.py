@@ -158,3 +158,12 @@ def test_chit_chat_recalls_nothing_in_adaptive(serve) -> None:
                           headers={"origin": server.url}, timeout=60)
         assert chat.status_code == 200, chat.text
         assert chat.json()["recall"]["injected"] == 0, text
+
+
+def test_a_search_can_ask_for_its_own_mode(serve) -> None:
+    server = serve("adaptive")
+    asked = httpx.get(f"{server.url}/api/search", params={"q": PARAPHRASE, "mode": "lexical"},
+                      timeout=60).json()
+    assert (asked["mode"], asked["fallback"]) == ("lexical", None)
+    assert REFUND not in ids(asked)  # lexical's answer, not adaptive's
+    assert ids(search(server, PARAPHRASE))[0] == REFUND  # and the default is untouched

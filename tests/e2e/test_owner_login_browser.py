@@ -60,6 +60,19 @@ def test_sign_in_then_chat(page: Page, server: RunningServer) -> None:
     assert not [m for m in page.console if "Content Security Policy" in m]  # type: ignore[attr-defined]
 
 
+def test_opening_the_client_unsigned_lands_on_the_sign_in_page(page: Page,
+                                                              server: RunningServer) -> None:
+    page.goto(server.url)
+    assert page.url == f"{server.url}/login.html"
+    expect(page.locator("#token")).to_be_visible()
+    page.fill("#token", OWNER_TOKEN)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{server.url}/")
+    page.goto(server.url)  # signed in: the web client itself
+    expect(page.locator("#input")).to_be_visible()
+    assert page.url == f"{server.url}/"
+
+
 def test_without_signing_in_the_api_refuses(page: Page, server: RunningServer) -> None:
     page.goto(server.url)
     status = page.evaluate("fetch('/api/conversations').then(r => r.status)")

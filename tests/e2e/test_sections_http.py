@@ -97,7 +97,7 @@ def test_a_fact_in_section_37_of_a_long_note_is_found_and_recalled(
     turn = chat(server, long_note.QUESTION)
     assert turn["recall"]["error"] is None and turn["recall"]["injected"] >= 1
     block = recall_block(model)
-    assert f"[1] note “{long_note.TITLE} › {long_note.FACT_HEADING}”" in block
+    assert f"[1] note «{long_note.TITLE} › {long_note.FACT_HEADING}»" in block
     assert "1.3 bar" in block
     [source] = turn["assistant_message"]["sources"]
     assert source["label"] == hit["label"] and source["href"] == hit["href"]

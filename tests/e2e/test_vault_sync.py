@@ -214,7 +214,7 @@ def test_a_no_op_run_keeps_the_vault_fresh(hooked, tmp_path: Path) -> None:
     write(vault, "Broken.md", "---\ntitle: [oops\n---\nbody")
     run_hub_rejected = start_hub(server, vault, state)
     run_hub_rejected.communicate(timeout=60)
-    assert run_hub_rejected.returncode == 1  # a rejected page is reported
+    assert run_hub_rejected.returncode == 3  # synced, a rejected page is reported
     [before] = status(server)["vaults"]
     time.sleep(1.1)
     (vault / "Broken.md").unlink()

@@ -16,6 +16,8 @@ from worker.store import chats
 
 pytestmark = pytest.mark.browser
 DELETE_DIALOG = "dialog#confirm"
+WITHDRAWN_TEXT = ("Withdrawn: this answer drew on something you have since deleted or "
+                  "changed, so its text and sources were removed.")
 
 
 def chat_in_page(page: Page, text: str) -> None:
@@ -47,9 +49,18 @@ def test_forgetting_a_message_asks_first_then_it_is_gone(page: Page,
     expect(page.locator(f"[data-message-id='{fact}']")).to_have_count(1)
     assert httpx.get(f"{server.url}/api/messages/{fact}").status_code == 200
 
+    reply = page.locator("article[data-role='assistant']").last
+    reply_id = reply.get_attribute("data-message-id")
+    expect(dialog).to_be_hidden()
     delete_button(page, fact).click()
+    expect(dialog).to_contain_text("her reply to it")  # says what goes with it
     page.click("#confirm-accept")
     expect(page.locator(f"[data-message-id='{fact}']")).to_have_count(0)
+    # Its reply was written with it as the prompt: withdrawn in place, its text gone.
+    expect(reply.locator("[data-withdrawn]")).to_have_text(WITHDRAWN_TEXT)
+    shot(page, "forget-withdrawn-reply.png")
+    shown = httpx.get(f"{server.url}/api/messages/{reply_id}").json()["message"]
+    assert (shown["withdrawn"], shown["content"]) == (True, "")
     assert httpx.get(f"{server.url}/api/messages/{fact}").status_code == 404
     hits = httpx.get(f"{server.url}/api/search", params={"q": "turquoise padlock"}).json()
     assert fact not in [h["id"] for h in hits["hits"]]
@@ -92,8 +103,10 @@ def test_forgetting_a_cited_message_removes_the_citation_on_screen(
     expect(page.locator(f"[data-message-id='{fact}']")).to_have_count(0)
     page.locator("#conversations button[data-conversation-id]").first.click()
     answer = page.locator("article[data-role='assistant']").last
-    expect(answer).to_contain_text("ceramic jar")  # the answer keeps its own text
-    expect(answer.locator("[data-sources] a[data-source-kind='message']")).to_have_count(0)
+    # It repeated the forgotten message: withdrawn, with its text and Sources gone.
+    expect(answer.locator("[data-withdrawn]")).to_have_text(WITHDRAWN_TEXT)
+    expect(answer).not_to_contain_text("ceramic jar")
+    expect(answer.locator("[data-sources]")).to_have_count(0)
 
 
 def test_forgetting_a_conversation(page: Page, server: RunningServer) -> None:
@@ -244,6 +257,12 @@ RENDER = """async (status) => {
     ({"mode": "lexical", "configured": "hybrid", "embedder": None, "reranker": None,
       "vectors": None, "notes": ["no embedder is configured: lexical"]},
      ["lexical", "no embedder is configured: lexical"]),
+    ({"mode": "adaptive", "indexing": {"behind": True, "pending": 1472, "running": True,
+                                       "rate_per_s": 5.0, "eta_s": 294},
+      "notes": ["indexing is behind: 1472 of 4000 units have no vector yet"]},
+     ["adaptive · 1,472 to index", "indexing is behind: 1472 of 4000 units have no vector yet"]),
+    ({"mode": "adaptive", "indexing": {"behind": False, "pending": 0}, "notes": []},
+     ["adaptive", ""]),
 ])
 def test_the_retrieval_row_renders_from_status_retrieval_mode(
         page: Page, server: RunningServer, retrieval: object, shown: list | None) -> None:

@@ -21,6 +21,7 @@ from hub.client import (
 from hub.sync import Syncer
 
 URL = "https://worker.example"
+VAULT_ID = "0a0b0c0d-0000-4000-8000-000000000001"
 OK = {"batch_id": "x", "status": "applied", "upserted": 1, "skipped_stale": 0, "deleted": 0}
 
 
@@ -160,3 +161,23 @@ def test_a_heartbeat_from_an_older_worker_is_a_clear_error(client: WorkerClient)
     respx.post(f"{URL}/vault/heartbeat").mock(return_value=httpx.Response(200, json={}))
     with pytest.raises(HubError, match="migrations/0002"):
         client.heartbeat("vault-id", "V")
+
+
+@respx.mock
+def test_a_worker_without_leases_is_synced_as_before() -> None:
+    """A Worker from before migrations/0010 refuses the heartbeat's lease fields by name
+    (422, extra fields forbidden): the hub drops them and carries on without a lease."""
+    contact = {"worker_id": "w1", "adopted": False,
+               "vault": {"id": "x", "name": "V", "seq": 4, "notes": 0, "checksum": 0}}
+    refused = {"error": {"code": "invalid_payload", "message": "heartbeat is invalid",
+                         "details": [{"item": None, "field": "holder",
+                                      "message": "Extra inputs are not permitted"}]}}
+    route = respx.post(f"{URL}/vault/heartbeat").mock(side_effect=[
+        httpx.Response(422, json=refused), httpx.Response(200, json=contact),
+        httpx.Response(200, json=contact)])
+    client = WorkerClient(URL, "tok", sleep=lambda s: None)
+    assert client.heartbeat(VAULT_ID, "V", holder="hub-0123456789ab").seq == 4
+    client.heartbeat(VAULT_ID, "V", rejected=0, seq=4, holder="hub-0123456789ab")
+    bodies = [json.loads(c.request.content) for c in route.calls]
+    assert "holder" in bodies[0] and "holder" not in bodies[1]
+    assert bodies[2] == {"vault_id": VAULT_ID, "vault": "V", "rejected": 0}

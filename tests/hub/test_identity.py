@@ -4,6 +4,7 @@ clear error when damaged or unwritable."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import uuid
 from pathlib import Path
 
@@ -51,3 +52,30 @@ def test_an_unwritable_vault_says_what_to_do(tmp_path: Path,
     with pytest.raises(HubError, match="make it writable"):
         ensure_vault_id(tmp_path)
     assert not id_path(tmp_path).exists()
+
+
+ATTEMPTS, RUNS = 30, 6  # before exclusive creation, ids diverged in about 1 start in 4
+
+
+def _first_run(vault: str, start: object, out: object) -> None:
+    start.wait()  # type: ignore[attr-defined]
+    out.put(ensure_vault_id(Path(vault)))  # type: ignore[attr-defined]
+
+
+def test_first_runs_at_once_agree_on_one_id(tmp_path: Path) -> None:
+    """Two (here six) first runs at once: each creates an id, exactly one lands in the
+    file, and every run goes on with the id the file holds."""
+    ctx = multiprocessing.get_context("fork")
+    for attempt in range(ATTEMPTS):
+        vault = tmp_path / f"v{attempt}"
+        vault.mkdir()
+        start, out = ctx.Barrier(RUNS), ctx.Queue()
+        runs = [ctx.Process(target=_first_run, args=(str(vault), start, out))
+                for _ in range(RUNS)]
+        for p in runs:
+            p.start()
+        ids = {out.get(timeout=30) for _ in runs}
+        for p in runs:
+            p.join(timeout=30)
+        assert ids == {read_vault_id(vault)}, f"attempt {attempt}: {ids}"
+        assert [p.name for p in (vault / ".mallory").iterdir()] == ["vault.json"]

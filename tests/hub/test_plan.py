@@ -6,7 +6,14 @@ import os
 import time
 from pathlib import Path
 
-from hub.plan import Run, make_batches, plan_changes
+from hub.plan import (
+    MASS_DELETE_MIN,
+    MASS_DELETE_SHARE,
+    Run,
+    make_batches,
+    mass_delete,
+    plan_changes,
+)
 from hub.reading import RACY_NS
 from hub.state import PARSER_VERSION, UNKNOWN, Entry, State
 from hub.walk import walk_vault
@@ -28,7 +35,7 @@ def write(vault: Path, rel: str, text: str, mtime_s: float = 1_700_000_000) -> N
 def entry_for(vault: Path, rel: str, digest: str, read_ns: int) -> Entry:
     stat = (vault / rel).stat()
     return Entry(hash=digest, mtime_ns=stat.st_mtime_ns, size=stat.st_size, pushed_at=NOW,
-                 read_ns=read_ns, parser=PARSER_VERSION)
+                 read_ns=read_ns, parser=PARSER_VERSION, ctime_ns=stat.st_ctime_ns)
 
 
 def test_first_plan_sends_everything_and_reports_rejections(tmp_path: Path) -> None:
@@ -62,6 +69,30 @@ def test_a_racy_stat_is_read_again_and_an_equal_hash_confirmed(tmp_path: Path) -
     assert (tmp_path / "a.md").stat().st_mtime_ns == mtime_ns
     plan = plan_changes(tmp_path, walk_vault(tmp_path), racy, NOW)
     assert [u.body for u in plan.upserts] == ["alpHa"]
+
+
+def test_a_rewrite_that_kept_size_and_mtime_is_caught_by_its_hash(tmp_path: Path) -> None:
+    """A settled record, then the same size written with the old mtime put back (a sync
+    tool, a restore, `touch -d`): only the change time shows it; reading it, the content
+    hash differs and the page is sent. Before, it was never sent without --full."""
+    write(tmp_path, "a.md", "alpha")
+    first = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
+    state = State(notes={"a.md": entry_for(tmp_path, "a.md", first.upserts[0].content_hash,
+                                           time.time_ns())})
+    before = (tmp_path / "a.md").stat()
+    time.sleep(0.01)  # the change time moves on (kernel time stamps are coarse)
+    write(tmp_path, "a.md", "alpHa", mtime_s=before.st_mtime_ns / 1e9)
+    after = (tmp_path / "a.md").stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    plan = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    assert [u.body for u in plan.upserts] == ["alpHa"]
+    # Only touched (chmod, a copy back of the same bytes): read, confirmed, not sent.
+    same = State(notes={"a.md": entry_for(tmp_path, "a.md", plan.upserts[0].content_hash,
+                                          time.time_ns())})
+    time.sleep(0.01)
+    os.chmod(tmp_path / "a.md", 0o600)
+    again = plan_changes(tmp_path, walk_vault(tmp_path), same, NOW)
+    assert (again.upserts, again.confirmed) == ([], ["a.md"])
 
 
 def test_a_version_known_only_from_the_manifest_is_read(tmp_path: Path) -> None:
@@ -160,3 +191,21 @@ def test_a_relation_to_a_page_deleted_this_run_is_reported(tmp_path: Path) -> No
     assert [d.path for d in plan.deletes] == ["B.md"] and plan.upserts == []
     assert [(f.path, f.code) for f in plan.findings] == [("A.md", "relation_missing_target")]
     assert "'B.md': that page was deleted or moved" in plan.findings[0].message
+
+
+def test_a_mass_delete_counts_notes_lost_not_notes_moved(tmp_path: Path) -> None:
+    for i in range(40):
+        write(tmp_path, f"Old/n{i}.md", f"note {i}")
+    first = plan_changes(tmp_path, walk_vault(tmp_path), State(), NOW)
+    state = State(notes={u.path: Entry(u.content_hash, 1, 1, NOW, parser=PARSER_VERSION)
+                         for u in first.upserts})
+    (tmp_path / "Old").rename(tmp_path / "New")  # a folder renamed: 40 deletes, no loss
+    moved = plan_changes(tmp_path, walk_vault(tmp_path), state, NOW)
+    assert len(moved.deletes) == 40 and mass_delete(moved, state) is None
+    for i in range(9):
+        (tmp_path / f"New/n{i}.md").unlink()
+    assert mass_delete(plan_changes(tmp_path, walk_vault(tmp_path), state, NOW),
+                       state) is None  # 9: under the floor of 10
+    (tmp_path / "New/n9.md").unlink()
+    assert mass_delete(plan_changes(tmp_path, walk_vault(tmp_path), state, NOW), state) == 10
+    assert MASS_DELETE_MIN == 10 and MASS_DELETE_SHARE == 0.2

@@ -57,13 +57,13 @@ def test_json_is_one_line_with_counts_problems_and_exit_status() -> None:
     [line] = out.getvalue().splitlines()
     report = json.loads(line)
     assert report == {
-        "status": "rejected", "exit_code": 1,
+        "status": "rejected", "exit_code": 3, "synced": True,
         "vault": {"name": "Notes", "id": "22222222-2222-4222-8222-222222222222",
                   "path": "/v/Notes"},
         "url": URL, "dry_run": False, "full": True, "sent": 3, "deleted": 1, "unchanged": 5,
         "rejected": 1, "warnings": 0, "lint": {"errors": 0, "warnings": 0}, "stale": 2,
-        "changing": 0, "batches": 1, "reconciled": "--full", "duration_s": 0.25,
-        "error": None,
+        "changing": 0, "batches": 1, "reconciled": "--full", "healed": None,
+        "mass_delete": None, "duration_s": 0.25, "error": None,
         "problems": [{"kind": "rejected", "path": "Bad.md", "reason": "not UTF-8"}]}
 
 

@@ -38,7 +38,8 @@ def test_a_version_1_state_loads_as_version_1(tmp_path: Path) -> None:
 
 
 def test_missing_state_is_empty(tmp_path: Path) -> None:
-    assert load_state(tmp_path / "nowhere") == State()
+    state = load_state(tmp_path / "nowhere")
+    assert state == State(hub_id=state.hub_id) and state.hub_id.startswith("hub-")
 
 
 def test_broken_state_says_how_to_rebuild(tmp_path: Path) -> None:

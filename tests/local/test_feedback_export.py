@@ -17,7 +17,7 @@ from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
 from shared.api.sync_payload import NoteUpsert
 from shared.api.wire import Source
-from tests.conftest import BASE_URL, NOW_MS, TOKEN, Clock, sync
+from tests.conftest import BASE_URL, LOCAL_OWNER, NOW_MS, TOKEN, Clock, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.store import chats
@@ -43,7 +43,7 @@ def write_vault(root: Path) -> list[NoteUpsert]:
 async def judge_over_http(db_path: Path, upserts: list[NoteUpsert]) -> None:
     db = SqliteDatabase(db_path)
     await migrate(db)
-    runtime = Runtime(db=db, settings=Settings(sync_tokens=(TOKEN,), local_owner=True),
+    runtime = Runtime(db=db, settings=Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER),
                       clock=Clock())
     app = WithRuntime(create_app(), runtime)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE_URL,

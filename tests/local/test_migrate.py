@@ -135,3 +135,10 @@ def test_cli_broken_migrations_folder(tmp_path: Path) -> None:
     result = run_cli("migrate", "--db", str(tmp_path / "x.sqlite"), "--migrations", str(folder))
     assert result.returncode == 2
     assert "0001_x.sql" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_comment_after_a_statement_stays_out_of_it() -> None:
+    """D1 refuses a statement that is only a comment, which is what a comment after `;`
+    becomes when the runner sends the statement (found by the Miniflare contract suite)."""
+    assert split_statements("ALTER TABLE t ADD COLUMN c TEXT;  -- why c\nSELECT 1; -- one\n") \
+        == ["ALTER TABLE t ADD COLUMN c TEXT", "SELECT 1"]

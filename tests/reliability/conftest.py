@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from tests.conftest import LOCAL_OWNER
 from tests.reliability.hostile import TOKEN
 from worker.config import Settings
 from worker.db import Database
 
 # Rate limits far above anything the suite sends: it is after 5xx, not 429s.
-SETTINGS = Settings(sync_tokens=(TOKEN,), local_owner=True, chat_per_minute=100_000,
+SETTINGS = Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER, chat_per_minute=100_000,
                     search_per_minute=100_000)
 FTS_TABLES_SQL = ("SELECT name FROM sqlite_master WHERE type = 'table' "
                   "AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%' "

@@ -11,10 +11,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from tests.conftest import BASE_URL
 from tests.conftest import TOKEN as CONFTEST_TOKEN
 
 TOKEN = CONFTEST_TOKEN  # the shared fixtures sync with it too
-ORIGIN = "http://mallory.test"
+ORIGIN = BASE_URL
 
 FTS_SYNTAX = ['"', '""', "'", "*", "^", "NEAR(a b, 2)", "a NOT b", "AND", "OR", "NOT",
               "title:x", "{title body}:x", "- x", "+x", "(", ")", "a*", '"open', 'x"y', ":",

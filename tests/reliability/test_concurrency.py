@@ -21,7 +21,7 @@ from tests.reliability.hostile import TOKEN, WORDS
 
 pytestmark = pytest.mark.reliability
 SEED = int(os.environ.get("RELIABILITY_SEED", "16"))
-DURATION_S = float(os.environ.get("RELIABILITY_CONCURRENCY_S", "12"))
+DURATION_S = float(os.environ.get("RELIABILITY_CONCURRENCY_S", "4"))  # .ci/run: 12
 WORKERS = {"chat": 3, "search": 3, "sync": 2, "read": 1}
 AUTH = {"authorization": f"Bearer {TOKEN}"}
 

@@ -86,7 +86,13 @@ def test_owner_auth_precedence_and_env_cannot_enable_local_owner() -> None:
     assert Settings.from_mapping({"LOCAL_OWNER": "1", "local_owner": "true"}).owner_auth \
         is OwnerAuth.NONE
     assert Settings.from_mapping({"OWNER_TOKEN": "o"}).owner_auth is OwnerAuth.OWNER_TOKEN
-    assert Settings(local_owner=True).owner_auth is OwnerAuth.LOCAL_OWNER
+    assert Settings(local_owner=True, allowed_hosts=("localhost",)).owner_auth \
+        is OwnerAuth.LOCAL_OWNER
+    # Local owner holds only under a loopback-only host list (DNS rebinding).
+    for hosts in ((), ("*",), ("localhost", "mallory.lan"), ("127.0.0.1", "10.0.0.2")):
+        assert Settings(local_owner=True, allowed_hosts=hosts).owner_auth is OwnerAuth.NONE
+    assert Settings(local_owner=True, allowed_hosts=("127.0.0.2", "[::1]")).owner_auth \
+        is OwnerAuth.LOCAL_OWNER
 
 
 def test_secrets_are_never_echoed() -> None:

@@ -170,6 +170,13 @@ async def answers(client: httpx.AsyncClient) -> AsyncIterator[list[tuple[str, st
     await call("PATCH", "/api/conversations/{conversation_id}",
                f"/api/conversations/{conversation}", content=b"{}",
                headers={"content-type": "text/plain"})
+    exported = await call("GET", "/api/export", "/api/export")
+    await call("POST", "/api/import", "/api/import", params={"format": "mallory"},
+               content=exported.content, headers={"content-type": "application/json"})
+    await call("POST", "/api/import", "/api/import", params={"format": "claude"},
+               content=b"[1]", headers={"content-type": "application/json"})
+    await call("POST", "/mcp", "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    await call("POST", "/mcp", "/mcp", json=[])
     await call("GET", "/status", "/status")
     await call("GET", "/openapi.json", "/openapi.json")
     await call("POST", "/owner/login", "/owner/login", data={"token": "x"})

@@ -2,7 +2,9 @@
 
 Results may arrive as Python dicts (workers-runtime-sdk >= 1.3 converts them) or as raw
 JsProxy objects (older or runtime-bundled SDK), so every value passes through `to_py`.
-Python `None` must reach D1 as JS `null`, never `undefined` (D1 rejects undefined).
+Python `None` must reach D1 as JS `null`, never `undefined` (D1 rejects undefined), and
+bytes as a Uint8Array: worker/ffi.py converts parameters for a raw JS binding, and the
+SDK's wrapper converts them itself.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from worker.db.errors import DatabaseError, classify
 from worker.db.limits import check_d1_limits
 from worker.db.port import Result, Row, Value
+from worker.ffi import js_arg
 
 
 def to_py(value: Any) -> Any:
@@ -28,12 +31,8 @@ def to_py(value: Any) -> Any:
     return value
 
 
-def _to_js_params(params: Sequence[Value]) -> list[Any]:
-    try:
-        from pyodide.ffi import jsnull  # type: ignore[import-not-found]
-    except ImportError:  # outside Pyodide (unit tests): None stays None
-        jsnull = None
-    return [jsnull if p is None else p for p in params]
+def _to_js_params(binding: Any, params: Sequence[Value]) -> list[Any]:
+    return [js_arg(binding, p) for p in params]
 
 
 def _result(raw: Any) -> Result:
@@ -58,7 +57,7 @@ class D1Statement:
     def js(self) -> Any:
         check_d1_limits(self.sql, self.params)
         stmt = self._binding.prepare(self.sql)
-        return stmt.bind(*_to_js_params(self.params)) if self.params else stmt
+        return stmt.bind(*_to_js_params(self._binding, self.params)) if self.params else stmt
 
     async def all(self) -> Result:
         stmt = self.js()
@@ -95,7 +94,7 @@ class D1Database:
             return []
         bound = [s.js() for s in statements]
         try:
-            raw = await self._binding.batch(bound)
+            raw = await self._binding.batch(js_arg(self._binding, bound))
         except Exception as exc:
             raise classify(str(exc)) from exc
         return [_result(r) for r in to_py(raw)]

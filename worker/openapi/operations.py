@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from shared.api.owner_requests import ChatRequest, FeedbackRequest, RenameRequest
 from shared.api.sync_payload import Heartbeat, SyncBatch, SyncResult
+from shared.api.transfer import ExportParams, ImportParams, ImportResult
 from shared.api.wire import (
     ChatResponse,
     Contact,
@@ -91,6 +92,23 @@ OPERATIONS: tuple[Operation, ...] = (
               "Forget a conversation and all its messages", "forget", Forgotten),
     Operation("PATCH", "/api/conversations/{conversation_id}", "Rename a conversation",
               "history", Renamed, request=RenameRequest),
+    Operation("POST", "/api/import", "Import past conversations from a ChatGPT, Claude or "
+              "Open WebUI export file (or a Mallory export); ids are content-addressed, so "
+              "a repeat adds nothing", "import", ImportResult, query=ImportParams,
+              request_media=JSON,
+              errors={400: "an unknown format, a body that is not that format's export, or "
+                           "more messages than one request takes (import_too_large)",
+                      413: "over the body limit: use `mallory import`",
+                      422: "no conversation of the file could be read (each named)"}),
+    Operation("GET", "/api/export", "Everything the owner wrote and was answered: "
+              "conversations, messages, sources, judgments, as JSON or a ZIP with one "
+              "Markdown file per conversation", "import",
+              {"type": "object", "description": "a mallory-export document (README, "
+               "\"Import and export\"); application/zip with ?as=zip"}, query=ExportParams),
+    Operation("POST", "/mcp", "Mallory's memory over MCP (Streamable HTTP, JSON-RPC 2.0): "
+              "tools search_memory, recall, get_note, get_message, remember, forget",
+              "mcp", {"type": "object", "description": "a JSON-RPC 2.0 response"},
+              errors={400: "the body is not JSON"}),
     Operation("GET", "/status", "Corpus sizes, sync freshness per vault, retrieval mode",
               "status", StatusResponse),
     Operation("GET", OPENAPI_PATH, "This description of the API", "status",
@@ -99,7 +117,9 @@ OPERATIONS: tuple[Operation, ...] = (
               "A hub run's first and last contact: registers the vault, hands out the run's "
               "sync sequence, says what the Worker holds", "hub", Contact, request=Heartbeat,
               errors={409: "the vault name is already used by another vault id "
-                           "(vault_name_taken): rename this vault; nothing was stored"}),
+                           "(vault_name_taken, details.holder): rename this vault; or another "
+                           "hub's run holds the vault (vault_busy, details.lease_until): "
+                           "try again later; nothing was stored"}),
     Operation("POST", "/vault/sync", "One batch of note upserts and deletes, applied "
               "atomically and idempotently", "hub", SyncResult, request=SyncBatch,
               errors={409: "the batch_id was used by another vault",

@@ -4,6 +4,8 @@ GET /openapi.json; the handlers parse their parameters themselves."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from shared.api.limits import MAX_SAFE_INTEGER
@@ -26,6 +28,9 @@ class SearchParams(BaseModel):
                               "mallory-hub --vault-name); unknown → 400 listing the known")
     tz: str | None = Field(None, description="the IANA zone to read \"last week\" in "
                            "(else OWNER_TIMEZONE, else UTC); not a zone → 400")
+    mode: Literal["lexical", "hybrid", "adaptive", "quality"] | None = Field(
+        None, description="how to retrieve (else the configured mode, /status); a semantic "
+        "mode without an embedder → 400 mode_unavailable")
 
 
 class ConversationsParams(BaseModel):

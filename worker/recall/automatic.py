@@ -26,6 +26,7 @@ from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
 from worker.recall.modes import RetrievalMode, Retrieved, retrieve
 from worker.recall.neighbours import with_neighbours
+from worker.recall.salience import salient_text
 from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.recall.together import with_competitors
 from worker.semantic.semantics import Semantics
@@ -165,6 +166,7 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
                            mode: RetrievalMode = RetrievalMode.LEXICAL,
                            zone: Zone = UTC_ZONE) -> Recall:
     try:
+        text = await salient_text(db, text)  # a long message: what matters in it
         found = await gated(db, text, now_ms, exclude_ids=(message_id,),
                             conversation_id=conversation_id, text_is_stored=True,
                             semantics=semantics, mode=mode, zone=zone)

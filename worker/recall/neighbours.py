@@ -2,10 +2,11 @@
 
 A unit is an owner message and the reply after it, so the exchange a hit belongs to often
 runs over its edges: Mallory asks, the owner answers in the next unit; the owner's next
-message says what the reply led to. bench.relevance's block_evidence_share measures
-what this adds (README, "How recall works", step 5). Each conversation hit brings NEIGHBOUR_TURNS turns on either side, SHORT_UNIT_TURNS for
-a unit under SHORT_UNIT_CHARS characters (a short exchange says little on its own); the
-block shows those that fit its budget (shared/block/envelope.py).
+message says what the reply led to. bench.relevance's block_evidence_share measures what
+this adds (README, "How recall works", step 5). Each conversation hit brings
+NEIGHBOUR_TURNS turns on either side, SHORT_UNIT_TURNS for a unit under SHORT_UNIT_CHARS
+characters (a short exchange says little on its own); the block shows those that fit its
+budget (shared/block/envelope.py).
 """
 
 from __future__ import annotations

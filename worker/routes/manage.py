@@ -5,7 +5,8 @@ Forgetting is a hard delete in one D1 batch (worker/store/forget.py): the messag
 their conversation units (whose triggers take the text out of the FTS index and
 `corpus_stats`; a conversation's units go through its cascade) and vector rows, stored
 citations of them in the Sources of the messages that stay, and the answers given with
-them injected, withdrawn. Their vectors then leave the index in the background.
+them in view, withdrawn and redacted. Then the adapter's leftovers of the deleted pages
+are cleared (worker/db/scrub.py) and the vectors leave the index in the background.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from starlette.routing import Route
 from shared.api.body import parse_json_model
 from shared.api.limits import MAX_RENAME_BODY_BYTES
 from shared.api.owner_requests import RenameRequest
+from worker.db.scrub import scrub
 from worker.http import json_ok, read_body, runtime
 from worker.semantic.scheduling import forget_vectors
 from worker.store import chats, forget
@@ -27,6 +29,7 @@ async def delete_message(request: Request) -> JSONResponse:
     message_id = request.path_params["message_id"]
     rt = runtime(request)
     forgotten = await forget.delete_message(rt.db, message_id, rt.now_ms())
+    await scrub(rt.db)
     await forget_vectors(rt, forgotten.vector_ids)
     return json_ok(forgotten_json(message_id, forgotten))
 
@@ -35,6 +38,7 @@ async def delete_conversation(request: Request) -> JSONResponse:
     conversation_id = request.path_params["conversation_id"]
     rt = runtime(request)
     forgotten = await forget.delete_conversation(rt.db, conversation_id, rt.now_ms())
+    await scrub(rt.db)
     await forget_vectors(rt, forgotten.vector_ids)
     return json_ok(forgotten_json(conversation_id, forgotten))
 

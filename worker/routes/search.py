@@ -1,4 +1,4 @@
-"""GET /api/search?q=&limit=&source=&vault=&tz=: explicit recall. `vault` (a vault's name,
+"""GET /api/search?q=&limit=&source=&vault=&tz=&mode=: explicit recall. `vault` (a vault's name,
 as in `mallory-hub --vault-name`) keeps only that vault's notes; an unknown name is a 400
 that lists the known ones, so a typo never looks like "nothing found". `tz` (an IANA
 zone, the web client sends its own) is the zone time words are read in when
@@ -15,11 +15,29 @@ from starlette.routing import Route
 from shared.api.errors import BadRequest
 from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import load_zone, pick_zone
+from worker.config import Runtime
 from worker.http import int_param, json_ok, runtime
 from worker.recall.explicit import search as explicit_search
 from worker.recall.filters import SOURCES
+from worker.recall.modes import MODES, RetrievalMode
 from worker.store import vaults
 from worker.views import search_json
+
+
+def requested_mode(request: Request, rt: Runtime) -> RetrievalMode:
+    """`mode` when the request names one (a bad name, or a semantic mode without an
+    embedder, is a 400: never silently another mode); else the Runtime's."""
+    raw = request.query_params.get("mode")
+    if raw is None or raw == "":
+        return rt.mode
+    if raw not in MODES:
+        raise BadRequest(f"mode must be one of {', '.join(MODES)}, got {raw[:40]!r}")
+    mode = RetrievalMode(raw)
+    if mode is not RetrievalMode.LEXICAL and rt.semantics is None:
+        raise BadRequest(f"mode {raw} needs an embedder, and none is set up (GET /status "
+                         "says how recall runs): ask for mode=lexical or leave mode out",
+                         code="mode_unavailable")
+    return mode
 
 
 async def search(request: Request) -> JSONResponse:
@@ -46,7 +64,8 @@ async def search(request: Request) -> JSONResponse:
                              f"{tz[:64]!r}") from None
     now = rt.now_ms()
     result = await explicit_search(rt.db, q, now, source=source, limit=limit,  # type: ignore[arg-type]
-                                   vault=vault, semantics=rt.semantics, mode=rt.mode,
+                                   vault=vault, semantics=rt.semantics,
+                                   mode=requested_mode(request, rt),
                                    zone=pick_zone(rt.settings.owner_timezone, tz))
     return json_ok(search_json(result, now))
 

@@ -14,6 +14,7 @@ from shared.api.limits import MAX_HEARTBEAT_BODY_BYTES, MAX_SYNC_BODY_BYTES
 from shared.api.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
 from shared.api.sync_payload import Heartbeat, parse_sync_batch
 from worker.auth import check_sync_auth
+from worker.db.scrub import scrub
 from worker.http import int_param, json_ok, read_body, runtime
 from worker.semantic.scheduling import index_now, schedule_indexing
 from worker.store import notes, vaults
@@ -26,7 +27,7 @@ async def heartbeat(request: Request) -> JSONResponse:
     beat = parse_json_model(await read_body(request, MAX_HEARTBEAT_BODY_BYTES), Heartbeat,
                             "heartbeat")
     contact = await vaults.heartbeat(rt.db, beat.vault_id, beat.vault, rt.now_ms(),
-                                     beat.rejected)
+                                     beat.rejected, beat.seq, beat.holder)
     return json_ok(contact_json(contact))
 
 
@@ -36,6 +37,8 @@ async def sync(request: Request) -> JSONResponse:
     now = rt.now_ms()
     batch = parse_sync_batch(await read_body(request, MAX_SYNC_BODY_BYTES), now)
     result = await notes.apply_batch(rt.db, batch, now)
+    if result.deleted or result.withdrawn:
+        await scrub(rt.db)
     if rt.index_notes_inline:
         await index_now(rt, ["notes"])
     else:

@@ -1,11 +1,11 @@
 """Cloudflare Access JWT verification: the `Cf-Access-Jwt-Assertion` header.
 
-PyJWT with `cryptography` does the RS256 work, in the Worker and locally alike: Pyodide
-builds `cryptography` (pyodide-recipes), and the Workers runtime SDK registers an import
-patch for it and imports it in its own workerd tests, so one verified code path serves
-both runtimes. The signing keys (JWKS) are cached in module globals, fetched on first use
-(never at import: Workers forbid I/O there), refetched when a token names an unknown `kid`
-(Access rotates keys every 6 weeks) and after JWKS_MAX_AGE_S.
+The RS256 signature is checked by worker/security/rs256.py (WebCrypto in the Worker,
+`cryptography` under CPython); PyJWT parses the token and checks its claims, with its own
+signature step off because PyJWT's RS256 needs `cryptography`, which Pyodide lacks. The
+signing keys (JWKS) are cached in module globals, fetched on first use (never at import:
+Workers forbid I/O there), refetched when a token names an unknown `kid` (Access rotates
+keys every 6 weeks) and after JWKS_MAX_AGE_S.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import jwt
 
 from shared.api.errors import Forbidden, ServiceUnavailable, Unauthorized
 from worker.config import AccessConfig
+from worker.security import rs256
 
 log = logging.getLogger("mallory.access")
 
@@ -61,16 +62,26 @@ async def fetch_jwks(url: str) -> dict[str, Any]:
     return response.json()
 
 
-def parse_jwks(data: Any) -> dict[str, Any]:
-    """kid → public key, for the RSA keys in a JWKS document; others are skipped."""
-    keys: dict[str, Any] = {}
+def parse_jwks(data: Any) -> dict[str, dict[str, Any]]:
+    """kid → JWK, for the RSA signing keys in a JWKS document; others are skipped."""
+    keys: dict[str, dict[str, Any]] = {}
     for jwk in data.get("keys", []) if isinstance(data, dict) else []:
         if not isinstance(jwk, dict) or jwk.get("kty") != "RSA" or not jwk.get("kid"):
             continue
+        if jwk.get("alg", ALGORITHM) != ALGORITHM or jwk.get("use", "sig") != "sig":
+            continue
+        keys[str(jwk["kid"])] = jwk
+    return keys
+
+
+async def import_jwks(data: Any) -> dict[str, Any]:
+    """kid → verifying key (rs256.import_key), for the usable keys of a JWKS document."""
+    keys: dict[str, Any] = {}
+    for kid, jwk in parse_jwks(data).items():
         try:
-            keys[str(jwk["kid"])] = jwt.PyJWK(jwk, algorithm=ALGORITHM).key
-        except (jwt.PyJWKError, jwt.InvalidKeyError, ValueError, TypeError):
-            log.warning("skipping an unusable key %s in the Access JWKS", jwk.get("kid"))
+            keys[kid] = await rs256.import_key(jwk)
+        except rs256.UnusableKey as exc:
+            log.warning("skipping an unusable key %s in the Access JWKS: %s", kid, exc)
     return keys
 
 
@@ -100,7 +111,7 @@ class JwksCache:
             if kid not in entry.keys and age < JWKS_MIN_REFETCH_S:
                 return None
         try:
-            keys = parse_jwks(await self.fetch(url))
+            keys = await import_jwks(await self.fetch(url))
         except (httpx.HTTPError, ValueError) as exc:
             log.error("could not fetch the Access signing keys: %s", type(exc).__name__)
             if entry is not None and kid in entry.keys:
@@ -137,6 +148,24 @@ def _header(token: str) -> dict[str, Any]:
     return header
 
 
+async def _signature_verifies(token: str, key: Any) -> bool:
+    signing_input, _, signature = token.rpartition(".")
+    if not token.isascii():
+        return False
+    try:
+        raw = rs256.b64url_decode(signature)
+    except ValueError:
+        return False
+    return await rs256.verify(key, signing_input.encode("ascii"), raw)
+
+
+# The signature is checked before PyJWT runs (_signature_verifies); every claim check is
+# named, because with its signature step off PyJWT would skip them by default.
+CLAIM_CHECKS: dict[str, Any] = {
+    "verify_signature": False, "verify_exp": True, "verify_nbf": True, "verify_iat": True,
+    "verify_aud": True, "verify_iss": True, "verify_sub": True, "verify_jti": True,
+    "require": REQUIRED_CLAIMS}
+
 # PyJWT's errors, most specific first, as (status, code, message).
 _CLAIM_ERRORS: tuple[tuple[type[Exception], int, str, str], ...] = (
     (jwt.ExpiredSignatureError, 401, "access_jwt_expired",
@@ -149,8 +178,6 @@ _CLAIM_ERRORS: tuple[tuple[type[Exception], int, str, str], ...] = (
      "the Access JWT was issued by another team (iss is not ACCESS_TEAM_DOMAIN)"),
     (jwt.MissingRequiredClaimError, 401, "access_jwt_malformed",
      "the Access JWT lacks a required claim (exp, iss, aud)"),
-    (jwt.InvalidSignatureError, 401, "access_jwt_bad_signature",
-     "the Access JWT's signature does not verify against the team's keys"),
     (jwt.InvalidTokenError, 401, "access_jwt_invalid", "the Access JWT is invalid"),
 )
 
@@ -167,10 +194,12 @@ async def verify_access_jwt(token: str | None, config: AccessConfig,
     if key is None:
         raise _refuse(401, "access_jwt_unknown_key",
                       "the Access JWT is signed by a key the team does not publish")
+    if not await _signature_verifies(token, key):
+        raise _refuse(401, "access_jwt_bad_signature",
+                      "the Access JWT's signature does not verify against the team's keys")
     try:
-        claims = jwt.decode(token, key, algorithms=[ALGORITHM], audience=config.aud,
-                            issuer=config.issuer, leeway=LEEWAY_S,
-                            options={"require": REQUIRED_CLAIMS})
+        claims = jwt.decode(token, audience=config.aud, issuer=config.issuer,
+                            leeway=LEEWAY_S, options=CLAIM_CHECKS)
     except jwt.InvalidTokenError as exc:
         for kind, status, code, message in _CLAIM_ERRORS:
             if isinstance(exc, kind):

@@ -3,6 +3,7 @@ host name, so a request naming a host the server was not told about is refused (
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping, Sequence
 
 from shared.api.errors import MisdirectedRequest
@@ -17,6 +18,23 @@ def host_name(host_header: str) -> str:
     if host.startswith("["):
         return host[1:].partition("]")[0]
     return host.partition(":")[0] if host.count(":") == 1 else host
+
+
+def is_loopback_name(name: str) -> bool:
+    """localhost, 127.0.0.0/8 or ::1: a name only this machine answers to."""
+    name = host_name(name)
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_only(allowed: Sequence[str]) -> bool:
+    """Whether the allow-list admits loopback names alone. An empty list or "*" admits
+    any host, and so would a page that rebinds its own name to 127.0.0.1."""
+    return bool(allowed) and all(h != ANY_HOST and is_loopback_name(h) for h in allowed)
 
 
 def check_host(headers: Mapping[str, str], allowed: Sequence[str]) -> None:

@@ -8,6 +8,8 @@ Scripts send `Authorization: Bearer <OWNER_TOKEN>` instead and never need this.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.requests import Request
@@ -17,12 +19,29 @@ from starlette.routing import Route
 from shared.api.errors import NotFound
 from worker.config import OwnerAuth
 from worker.http import read_body, settings_of
-from worker.security.owner import OWNER_COOKIE, cookie_value, token_matches
-from worker.security.routes import LOGIN_PATH
+from worker.security.owner import OWNER_COOKIE, cookie_value, signed_in, token_matches
+from worker.security.routes import LOGIN_PATH, RouteClass
 
 MAX_LOGIN_BODY_BYTES = 4_096
 COOKIE_MAX_AGE_S = 30 * 86_400
 LOGIN_PAGE = "/login.html"
+# The web client's page: a browser that opens it without signing in is sent to LOGIN_PAGE
+# (its API calls would only get 401s). Scripts and the API keep their 401 JSON answers.
+APP_PAGES = frozenset({"/", "/index.html"})
+
+
+def login_redirect(scope: dict[str, Any], headers: Mapping[str, str],
+                   route: RouteClass) -> RedirectResponse | None:
+    """A 303 to the sign-in page for a browser opening the web client unsigned, in
+    owner-token mode; None for anything else."""
+    if (route is not RouteClass.PUBLIC or scope["method"].upper() not in ("GET", "HEAD")
+            or scope["path"] not in APP_PAGES
+            or "text/html" not in headers.get("accept", "").lower()):
+        return None
+    settings = settings_of(scope)
+    if settings.owner_auth is not OwnerAuth.OWNER_TOKEN or signed_in(headers, settings):
+        return None
+    return RedirectResponse(LOGIN_PAGE, status_code=303)
 
 
 async def login(request: Request) -> RedirectResponse:

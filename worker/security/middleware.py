@@ -1,8 +1,10 @@
 """The ASGI middleware around the app: every request passes here before routing.
 
 Order: canonical path (the router sees what the entry prechecked) → Host allow-list →
-by route class: owner authentication, CSRF and rate limits for owner routes, same-origin
-form posts for the login; hub routes keep their SYNC_TOKEN check in the handlers (and in
+by route class: owner authentication, CSRF (for credentials a browser attaches by
+itself) and rate limits for owner routes, same-origin form posts for the login, and in
+owner-token mode a browser that is not signed in is sent from the web client to the
+sign-in page; hub routes keep their SYNC_TOKEN check in the handlers (and in
 the entry, before the body is read). Security headers go on every response, errors too.
 """
 
@@ -21,9 +23,11 @@ from worker.security import csrf, ratelimit
 from worker.security.access import JWKS, JwksCache
 from worker.security.headers import NO_STORE, SECURITY_HEADERS, adding_headers
 from worker.security.hosts import check_host
-from worker.security.owner import authenticate_owner
+from worker.security.login import login_redirect
+from worker.security.owner import OWNER_COOKIE, authenticate_owner, by_bearer
 from worker.security.paths import normalise_path
 from worker.security.routes import STATE_CHANGING, RouteClass, classify
+from worker.security.signin_limit import SignInLimiter, client_of
 
 
 def _raw_path(scope: dict[str, Any]) -> str:
@@ -36,6 +40,7 @@ class SecurityMiddleware:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.app, self.jwks = app, jwks
         self.buckets = ratelimit.TokenBuckets(clock)
+        self.signin = SignInLimiter(clock)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -52,7 +57,24 @@ class SecurityMiddleware:
         except MalloryError as exc:
             await error_response(exc)(scope, receive, send)
             return
+        redirect = login_redirect(scope, Headers(scope=scope), route)
+        if redirect is not None:
+            await redirect(scope, receive, send)
+            return
+        if route is RouteClass.LOGIN:
+            send = self._noting_sign_in(client_of(scope, Headers(scope=scope)), send)
         await self.app(scope, receive, send)
+
+    def _noting_sign_in(self, client: str, send: Any) -> Any:
+        """Remember a client whose sign-in succeeded (the answer sets the owner cookie)."""
+        async def noting(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and any(
+                    name.lower() == b"set-cookie" and value.startswith(OWNER_COOKIE.encode())
+                    for name, value in message.get("headers", [])):
+                self.signin.signed_in(client)
+            await send(message)
+
+        return noting
 
     async def _check(self, scope: dict[str, Any], route: RouteClass) -> None:
         headers, method = Headers(scope=scope), scope["method"].upper()
@@ -61,13 +83,14 @@ class SecurityMiddleware:
         if route is RouteClass.OWNER:
             identity = await authenticate_owner(headers, settings, self.jwks)
             if method in STATE_CHANGING:
-                csrf.check_same_origin(headers, self._origin(scope, headers))
+                if not by_bearer(headers, settings):
+                    csrf.check_same_origin(headers, self._origin(scope, headers))
                 csrf.check_media_type(method, headers)
             await self._limit(scope, method, identity, settings)
         elif route is RouteClass.LOGIN and method in STATE_CHANGING:
             csrf.check_same_origin(headers, self._origin(scope, headers))
             csrf.check_media_type(method, headers, csrf.FORM)
-            await self._limit(scope, method, "login", settings)
+            self.signin.check(client_of(scope, headers))
 
     async def _limit(self, scope: dict[str, Any], method: str, identity: str,
                      settings: Settings) -> None:

@@ -20,6 +20,10 @@ _COOKIE_CONTEXT = b"mallory owner cookie v1"
 NOT_CONFIGURED = ("owner routes are disabled: no owner authentication is configured. Set "
                   "ACCESS_TEAM_DOMAIN and ACCESS_AUD (Cloudflare Access), or OWNER_TOKEN, "
                   "or run `mallory serve` on a loopback address (127.0.0.1)")
+WIDE_HOSTS = ("owner routes need OWNER_TOKEN or Access here: ALLOWED_HOSTS admits host names "
+              "other than loopback ones, and a DNS-rebinding page could use any of them, so "
+              "local-owner access is off. Set OWNER_TOKEN, or leave ALLOWED_HOSTS to "
+              "localhost, 127.0.0.1 and ::1")
 LOGIN_REQUIRED = ("sign in first: open /login.html and enter OWNER_TOKEN, or send "
                   "'Authorization: Bearer <OWNER_TOKEN>'")
 
@@ -51,6 +55,8 @@ def require_credentials(headers: Mapping[str, str], settings: Settings) -> None:
     """Header-only: refuse when the configured mode's kind of credential is absent (the
     entry runs this before the Workers adapter buffers a body; full checks follow)."""
     mode = settings.owner_auth
+    if mode is OwnerAuth.NONE and settings.local_owner:
+        raise Forbidden(WIDE_HOSTS, code="local_owner_needs_loopback_hosts")
     if mode is OwnerAuth.NONE:
         raise Forbidden(NOT_CONFIGURED, code="owner_auth_not_configured")
     if mode is OwnerAuth.ACCESS and not headers.get(ACCESS_HEADER):
@@ -72,6 +78,23 @@ def check_owner_token(headers: Mapping[str, str], owner_token: str) -> None:
     if not token_matches(cookie, cookie_value(owner_token)):
         raise Forbidden("the sign-in cookie is no longer valid (OWNER_TOKEN changed?); sign "
                         "in again at /login.html", code="owner_token_wrong")
+
+
+def signed_in(headers: Mapping[str, str], settings: Settings) -> bool:
+    """Owner-token mode: whether the request carries the right bearer token or cookie."""
+    try:
+        check_owner_token(headers, settings.owner_token)
+    except (Unauthorized, Forbidden):
+        return False
+    return True
+
+
+def by_bearer(headers: Mapping[str, str], settings: Settings) -> bool:
+    """Whether an authenticated request proved itself with a bearer token. A page on
+    another site cannot make the browser add one (it would need a CORS preflight this app
+    never answers), so such a request is no cross-site forgery: CSRF threatens the
+    credentials a browser attaches by itself (the sign-in cookie, Access's cookie)."""
+    return settings.owner_auth is OwnerAuth.OWNER_TOKEN and bearer(headers) is not None
 
 
 async def authenticate_owner(headers: Mapping[str, str], settings: Settings,

@@ -1,4 +1,5 @@
-"""Rate limits on chat and search (and the owner-token login): 429 with Retry-After.
+"""Rate limits on chat and search: 429 with Retry-After (the owner-token sign-in has its
+own, per client: worker/security/signin_limit.py).
 
 At the edge the Workers Rate Limiting bindings count (wrangler.toml `[[ratelimits]]`,
 `limit({key})` → `{success}`; limits live there). Elsewhere, or when a binding is absent,
@@ -16,24 +17,20 @@ from typing import Any
 
 from shared.api.errors import TooManyRequests
 from worker.config import Settings
-from worker.security.routes import LOGIN_PATH
 
 log = logging.getLogger("mallory.ratelimit")
 
 # (method, path) → the limit's name.
-LIMITED_ROUTES = {("POST", "/api/chat"): "chat", ("GET", "/api/search"): "search",
-                  ("POST", LOGIN_PATH): "login"}
+LIMITED_ROUTES = {("POST", "/api/chat"): "chat", ("GET", "/api/search"): "search"}
 # The limit's name → the Workers binding (wrangler.toml) that counts it at the edge.
 BINDINGS = {"chat": "CHAT_RATE_LIMITER", "search": "SEARCH_RATE_LIMITER"}
 # The binding's period (wrangler.toml simple.period): it reports no wait, so this is it.
 EDGE_PERIOD_S = 60
-LOGIN_PER_MINUTE = 10
 MAX_KEYS = 10_000
 
 
 def per_minute(name: str, settings: Settings) -> int:
-    return {"chat": settings.chat_per_minute, "search": settings.search_per_minute,
-            "login": LOGIN_PER_MINUTE}[name]
+    return {"chat": settings.chat_per_minute, "search": settings.search_per_minute}[name]
 
 
 @dataclass
@@ -71,20 +68,12 @@ def _refuse(name: str, retry_after_s: float) -> TooManyRequests:
                            code="rate_limited", headers={"retry-after": str(wait)})
 
 
-def _js_options(options: dict[str, str]) -> Any:
-    try:
-        import js  # type: ignore[import-not-found]
-        from pyodide.ffi import to_js  # type: ignore[import-not-found]
-    except ImportError:  # outside Pyodide (tests): the fake binding takes a dict
-        return options
-    return to_js(options, dict_converter=js.Object.fromEntries)
-
-
 async def _edge_allows(binding: Any, key: str) -> bool:
     from worker.db.binding import to_py
+    from worker.ffi import js_arg
 
     try:
-        outcome = to_py(await binding.limit(_js_options({"key": key})))
+        outcome = to_py(await binding.limit(js_arg(binding, {"key": key})))
     except Exception:  # a limiter outage must not lock the owner out; auth still holds
         log.exception("the rate-limiting binding failed; letting the request through")
         return True

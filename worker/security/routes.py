@@ -9,7 +9,7 @@ HUB_PREFIX = "/vault"
 # The owner's routes: every one needs owner authentication. `/openapi.json` describes
 # the owner's API (DESIGN.md §7), so it sits behind the same lock.
 OWNER_PREFIXES = ("/api",)
-OWNER_PATHS = ("/status", "/openapi.json")
+OWNER_PATHS = ("/status", "/openapi.json", "/mcp")
 # The owner-token login form posts here (local serve on a non-loopback address).
 LOGIN_PATH = "/owner/login"
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})

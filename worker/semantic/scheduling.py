@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -21,18 +22,35 @@ MAX_RUNS = 20
 
 async def index_now(runtime: Runtime, corpora: Sequence[str], max_runs: int = MAX_RUNS
                     ) -> None:
-    """Index what is pending in these corpora; failures are logged, never raised (the
-    next write or run picks the work up again)."""
-    if runtime.semantics is None:
+    """Index what is pending in these corpora, `max_runs` runs at a time: with work left
+    after them, the rest is handed to the scheduler again (so other background work gets
+    its turn between) until none is left, without waiting for another write. Failures are
+    logged, never raised (the next write or start picks the work up again)."""
+    semantics = runtime.semantics
+    if semantics is None:
         return
+    progress = semantics.progress
+    progress.running += 1
+    more = False
     try:
         for _ in range(max_runs):
-            run = await index_pending(runtime.db, runtime.semantics, runtime.now_ms(),
+            started = time.monotonic()
+            run = await index_pending(runtime.db, semantics, runtime.now_ms(),
                                       [VECTOR_BY_NAME[c] for c in corpora])
-            if not run.more:
-                return
+            progress.record(run.embedded, time.monotonic() - started)
+            more = run.more
+            if not more:
+                break
     except Exception:
-        log.exception("vector indexing failed; it resumes on the next write")
+        log.exception("vector indexing failed; it resumes on the next write or start")
+        more = False
+    finally:
+        progress.running -= 1
+    if more and runtime.schedule is not None:
+        try:
+            runtime.schedule(index_now(runtime, corpora, max_runs))
+        except Exception:  # at the edge: the request's waitUntil may be over
+            log.exception("could not go on indexing; it resumes on the next write")
 
 
 async def drop_vectors(runtime: Runtime, vector_ids: Sequence[str]) -> None:

@@ -4,10 +4,11 @@ stack in `mallory serve`; absent when neither is there (recall is then lexical).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from worker.semantic.ports import Embedder, Reranker, SemanticError, VectorIndex
+from worker.semantic.progress import IndexProgress
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,7 @@ class Semantics:
     index: VectorIndex
     reranker: Reranker | None = None
     source: str = "local"  # where the models run: "workers-ai", "openai", "local"
+    progress: IndexProgress = field(default_factory=IndexProgress, compare=False)
 
 
 def from_bindings(ai: Any, vectors: Any) -> Semantics | None:

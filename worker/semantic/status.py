@@ -53,6 +53,22 @@ class VectorHealth:
 
 
 @dataclass(frozen=True)
+class Indexing:
+    """How far behind vector indexing is: `pending` units without a vector, whether a run
+    is under way, and at what rate it embeds (None until a run of this process measured
+    it; at the edge each request starts afresh) with the time left at that rate."""
+
+    pending: int
+    running: bool
+    rate_per_s: float | None
+    eta_s: int | None
+
+    @property
+    def behind(self) -> bool:
+        return self.pending > 0
+
+
+@dataclass(frozen=True)
 class RetrievalStatus:
     mode: RetrievalMode
     configured: str | None
@@ -60,6 +76,25 @@ class RetrievalStatus:
     reranker: str | None
     vectors: VectorHealth | None
     notes: list[str] = field(default_factory=list)
+    indexing: Indexing | None = None
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def indexing_note(indexing: Indexing, units: int) -> str:
+    """The words /status gives when indexing is behind."""
+    state = "indexing is under way" if indexing.running else "indexing is queued"
+    if indexing.rate_per_s and indexing.eta_s is not None:
+        state += (f", about {_duration(indexing.eta_s)} left at "
+                  f"{indexing.rate_per_s:.1f} units/s")
+    return (f"indexing is behind: {indexing.pending} of {units} units have no vector yet "
+            f"({state}); semantic recall misses them until it catches up")
 
 
 def vector_health(stats: Sequence[ModelVectors], units: int, model: str, dimensions: int,
@@ -83,9 +118,6 @@ def vector_health(stats: Sequence[ModelVectors], units: int, model: str, dimensi
                      f"current model {model} ({dimensions} dimensions): {count} stale, "
                      "re-embedded as indexing runs (locally `mallory reindex --vectors` "
                      "does it at once)")
-    if health.pending and not stale:
-        notes.append(f"{health.pending} of {units} units have no vector yet: semantic recall "
-                     "misses them until indexing catches up")
     if held is not None and held < indexed:
         notes.append(f"the vector index holds {held} vectors where {indexed} are recorded: "
                      "run `mallory reindex --vectors`")
@@ -120,6 +152,11 @@ def retrieval_status(configured: str, default: RetrievalMode, semantics: Semanti
     held = len(semantics.index) if isinstance(semantics.index, Sized) else None
     health, vector_notes = vector_health(stats, units, embedder.model, embedder.dimensions,
                                          held)
+    progress = semantics.progress
+    indexing = Indexing(pending=health.pending, running=progress.running > 0,
+                        rate_per_s=progress.rate, eta_s=progress.eta_s(health.pending))
+    if indexing.behind and not health.stale:
+        vector_notes.insert(0, indexing_note(indexing, units))
     return RetrievalStatus(mode, configured or None, (embedder.model, embedder.dimensions),
                            reranker.model if reranker is not None else None, health,
-                           notes + vector_notes)
+                           notes + vector_notes, indexing)

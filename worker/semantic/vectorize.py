@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from worker.ffi import js_arg
 from worker.semantic.embed_io import batches
 from worker.semantic.js_results import error_detail, to_py
 from worker.semantic.ports import VectorFilter, VectorIndexError, VectorMatch, VectorRecord
@@ -64,7 +65,8 @@ class VectorizeIndex:
             return []
         options = query_options(top_k, filter)
         try:
-            raw = await self._binding.query(values, options)
+            raw = await self._binding.query(js_arg(self._binding, values),
+                                            js_arg(self._binding, options))
         except Exception as exc:  # pyodide.ffi.JsException carries Vectorize's message
             raise VectorIndexError(f"Vectorize query failed: {error_detail(exc)}") from exc
         return _matches(to_py(raw), options["topK"])
@@ -73,7 +75,7 @@ class VectorizeIndex:
         done = 0
         for chunk in batches(items, size):
             try:
-                await getattr(self._binding, method)(chunk)
+                await getattr(self._binding, method)(js_arg(self._binding, chunk))
             except Exception as exc:
                 accepted = f"; {done} of {len(items)} were accepted before" if done else ""
                 raise VectorIndexError(f"Vectorize {method} failed: {error_detail(exc)}"

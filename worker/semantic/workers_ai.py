@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from worker.ffi import js_arg
 from worker.semantic.embed_io import batches, checked_texts, for_kind, unit_vectors
 from worker.semantic.js_results import error_detail, to_py
 from worker.semantic.ports import EmbedderError, EmbedKind
@@ -77,7 +78,8 @@ class WorkersAIEmbedder:
 
     async def _embed_batch(self, batch: list[str], who: str) -> list[list[float]]:
         try:
-            raw = await self._binding.run(self._spec.name, {"text": batch, "pooling": POOLING})
+            raw = await self._binding.run(self._spec.name, js_arg(
+                self._binding, {"text": batch, "pooling": POOLING}))
         except Exception as exc:  # pyodide.ffi.JsException carries the AI error text
             raise EmbedderError(f"{who} failed: {error_detail(exc)}") from exc
         answer = to_py(raw)

@@ -21,6 +21,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from worker.ffi import js_arg
 from worker.semantic.embed_io import batches
 from worker.semantic.js_results import error_detail, to_py
 from worker.semantic.ports import RerankerError
@@ -61,7 +62,7 @@ class WorkersAIReranker:
         payload = {"query": query, "contexts": [{"text": p} for p in passages],
                    "top_k": len(passages)}
         try:
-            raw = await self._binding.run(self.model, payload)
+            raw = await self._binding.run(self.model, js_arg(self._binding, payload))
         except Exception as exc:  # pyodide.ffi.JsException carries the AI error text
             raise RerankerError(f"Workers AI {self.model} failed: {error_detail(exc)}") from exc
         return _scores_in_input_order(to_py(raw), len(passages), self.model)

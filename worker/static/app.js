@@ -7,8 +7,9 @@ import { ConversationList } from "./conversations.js";
 import { api, el, isTyping, messageIdOf } from "./dom.js";
 import {
   markForgotten, markJudged, rememberedSnippet, rememberSnippet, removeCitationsOf,
-  renderMessage, wasForgotten,
+  renderMessage, showWithdrawn, wasForgotten,
 } from "./messages.js";
+import { startMenu } from "./menu.js";
 import { SearchView } from "./search.js";
 import { StatusPanel, vaultsOf } from "./status.js";
 
@@ -64,8 +65,9 @@ const conversations = new ConversationList({
       els.notice.hidden = true;
       openConversation(id).catch((e) => showError(e.message));
     },
-    deleted: (id) => {
+    deleted: (id, withdrawn) => {
       if (id === state.conversationId) newConversation();
+      else showWithdrawn(els.messages, withdrawn);
       status.refresh();
     },
   },
@@ -207,18 +209,23 @@ async function deleteMessage(article) {
   const ok = await confirmAction({
     heading: "Delete this message?",
     body: "Mallory will forget it: it leaves search and is never recalled again. Her " +
-      "answers that repeated it keep their own text. This cannot be undone.",
+      "answers given with it in view (her reply to it, answers that recalled it, and " +
+      "answers that quoted those) are withdrawn too: their text is removed. This cannot " +
+      "be undone.",
     action: "Delete message",
   });
   if (!ok) return;
+  let withdrawn = [];
   try {
-    await api(`/api/messages/${encodeURIComponent(id)}`, { method: "DELETE" });
+    const result = await api(`/api/messages/${encodeURIComponent(id)}`, { method: "DELETE" });
+    withdrawn = result.withdrawn_ids || [];
   } catch (error) {
     if (error.status !== 404) { showError(`Could not delete the message: ${error.message}`); return; }
   }
   markForgotten(id);
   article.remove();
   removeCitationsOf(els.messages, id);
+  showWithdrawn(els.messages, withdrawn);
   els.input.focus();
   conversations.refreshTop();
   status.refresh();
@@ -286,6 +293,7 @@ function start() {
     const id = new URLSearchParams(location.search).get("msg");
     if (id !== null) openDeepLink(id);
   });
+  startMenu();
   conversations.refreshTop();
   status.start();
   const id = new URLSearchParams(location.search).get("msg");

@@ -154,18 +154,22 @@ export class ConversationList {
     const ok = await confirmAction({
       heading: "Delete this conversation?",
       body: `“${title}”${messages} will be forgotten: Mallory will no longer find or ` +
-        "recall them. This cannot be undone.",
+        "recall them. Her answers elsewhere that recalled them (and answers that quoted " +
+        "those) are withdrawn: their text is removed. This cannot be undone.",
       action: "Delete conversation",
     });
     if (!ok) return;
     const id = item.dataset.conversation;
+    let withdrawn = [];
     try {
-      await api(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" });
+      const result = await api(`/api/conversations/${encodeURIComponent(id)}`,
+        { method: "DELETE" });
+      withdrawn = result.withdrawn_ids || [];
     } catch (error) {
       if (error.status !== 404) { this.hooks.error(`Could not delete: ${error.message}`); return; }
     }
     item.remove();
-    this.hooks.deleted(id);
+    this.hooks.deleted(id, withdrawn);
     this.loadMoreIfNear();
   }
 }

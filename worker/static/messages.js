@@ -91,16 +91,40 @@ function renderSources(message) {
     el("h4", { text: "Sources" }), list);
 }
 
+export const WITHDRAWN_TEXT = "Withdrawn: this answer drew on something you have since " +
+  "deleted or changed, so its text and sources were removed.";
+
+// A withdrawn answer keeps its place, with its text gone (the server removed it).
+function renderWithdrawn() {
+  return el("div", { className: "content withdrawn", "data-withdrawn": "", text: WITHDRAWN_TEXT });
+}
+
 export function renderMessage(message) {
   const who = message.role === "user" ? "You" : "Mallory";
   const remove = el("button", { type: "button", className: "icon-button delete-message",
     "data-delete-message": message.id, "aria-label": `Delete this message from ${who}`,
     title: "Delete message" }, icon("trash"));
+  const body = message.withdrawn
+    ? [renderWithdrawn()] : [renderContent(message), renderSources(message)];
   return el("article", { className: "message", "data-message-id": message.id,
     "data-role": message.role },
     el("div", { className: "meta" },
       el("span", { text: `${who} · ${formatTime(message.created_at)}` }), remove),
-    renderContent(message), renderSources(message));
+    ...body);
+}
+
+// Answers a forget withdrew (DELETE's `withdrawn_ids`): shown withdrawn where they are on
+// screen, and no snippet of them kept in this tab.
+export function showWithdrawn(root, ids) {
+  const snippets = readStore(SNIPPETS_KEY);
+  for (const id of ids) {
+    delete snippets[id];
+    const article = root.querySelector(`article[data-message-id="${CSS.escape(id)}"]`);
+    if (!article) continue;
+    for (const part of article.querySelectorAll(".content, [data-sources]")) part.remove();
+    article.append(renderWithdrawn());
+  }
+  writeStore(SNIPPETS_KEY, snippets);
 }
 
 // Once a message is forgotten, footers on screen stop citing it (the server has already

@@ -49,7 +49,10 @@ export function retrievalMode(status) {
   const r = status && status.retrieval;
   if (!r || typeof r.mode !== "string" || !r.mode) return null;
   const notes = Array.isArray(r.notes) ? r.notes.filter((n) => typeof n === "string") : [];
-  return { text: r.mode, title: notes.length ? notes.join("\n") : null };
+  // Indexing behind (`retrieval.indexing`): how many units still wait for a vector.
+  const pending = r.indexing && r.indexing.behind === true ? r.indexing.pending : null;
+  const behind = Number.isInteger(pending) && pending > 0 ? ` · ${count(pending)} to index` : "";
+  return { text: r.mode + behind, title: notes.length ? notes.join("\n") : null };
 }
 
 export function vaultsOf(status) {

@@ -54,7 +54,7 @@ NOTE_VAULTS_OF = """(SELECT json_group_array(json_array(c.path, v.name))
         FROM message_citations AS c JOIN vaults AS v ON v.vid = c.vid
         WHERE c.message_rid = {0}.rid) AS note_vaults"""
 PAGE_MESSAGES_SQL = f"""
-SELECT id, conversation_id, seq, role, content, sources, created_at,
+SELECT id, conversation_id, seq, role, content, sources, created_at, withdrawn_at,
        {JUDGMENTS_OF.format("messages")}, {NOTE_VAULTS_OF.format("messages")}
 FROM messages
 WHERE conversation_id = ?1 AND seq < ?2
@@ -63,7 +63,7 @@ LIMIT ?3
 """
 GET_MESSAGE_SQL = f"""
 SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_at,
-       {JUDGMENTS_OF.format("m")}, {NOTE_VAULTS_OF.format("m")},
+       m.withdrawn_at, {JUDGMENTS_OF.format("m")}, {NOTE_VAULTS_OF.format("m")},
        (SELECT count(*) FROM messages AS n
          WHERE n.conversation_id = m.conversation_id AND n.seq > m.seq) AS newer
 FROM messages AS m WHERE m.id = ?
@@ -144,6 +144,8 @@ class Message:
     sources: list[Source]
     created_at: int
     judgments: dict[str, str] = field(default_factory=dict)  # source number → judgment
+    # Withdrawn (worker/store/withdrawn.py): its text and Sources are gone.
+    withdrawn: bool = False
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Message:
@@ -153,7 +155,8 @@ class Message:
         return cls(id=row["id"], conversation_id=row["conversation_id"], seq=int(row["seq"]),
                    role=row["role"], content=row["content"], sources=sources,
                    created_at=int(row["created_at"]),
-                   judgments=json.loads(row.get("judgments") or "{}"))
+                   judgments=json.loads(row.get("judgments") or "{}"),
+                   withdrawn=row.get("withdrawn_at") is not None)
 
 
 async def get_conversation(db: Database, conversation_id: str) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 When an answer is stored, the notes it cites are recorded with the excerpt it was shown
 (`record_statements`, in the answer's own D1 batch). When a sync batch deletes a cited
 note, or edits it so that the excerpt no longer appears (shared/block/withdrawal.py), the
-answers citing it are marked withdrawn in the sync's D1 batch (`withdrawal_statements`):
-they stay in the history and are never recalled again (worker/recall/corpora.py). Every
+answers citing it are withdrawn in the sync's D1 batch (`withdrawal`), with those that
+quoted them, and redacted (worker/store/withdrawn.py): they keep their place in the
+history, without their text, and are never recalled again (worker/recall/corpora.py). Every
 statement checks the note's state after the batch's own writes, so a write refused as
 stale withdraws nothing. A note moved unchanged (deleted here, the same content upserted
 at another path of the vault) keeps its answers, and their citations follow it.
@@ -20,7 +21,7 @@ from typing import Any
 from shared.api.sync_payload import NoteDelete, NoteUpsert
 from shared.block.withdrawal import still_quoted
 from worker.db import Database, Statement
-from worker.store.units import withdrawn_unit_statements
+from worker.store.withdrawn import after_withdrawal, follow_quotes_statement
 
 # The live citations of the notes a batch upserts (?1 the vault's uuid, ?2 their paths).
 CITED_SQL = """
@@ -116,7 +117,7 @@ def record_statements(db: Database, message_id: str, cited: Sequence[Citation],
     return [*(db.prepare(RECORD_SQL).bind(message_id, c.vid, c.path, c.excerpt)
               for c in cited),
             db.prepare(WITHDRAW_IF_GONE_SQL).bind(message_id, now_ms, notes),
-            *withdrawn_unit_statements(db, now_ms)]
+            *after_withdrawal(db, now_ms, optimize=False)]
 
 
 def cited_statement(db: Database, vault_id: str, upserts: Sequence[NoteUpsert]) -> Statement:
@@ -127,8 +128,8 @@ def cited_statement(db: Database, vault_id: str, upserts: Sequence[NoteUpsert]) 
 def withdrawal(db: Database, vid: int, upserts: Sequence[NoteUpsert],
                deletes: Sequence[NoteDelete], cited: Sequence[Mapping[str, Any]],
                now_ms: int) -> Withdrawal:
-    """Statements to run after a sync batch's writes (at most four); `cited`: the rows of
-    `cited_statement`."""
+    """Statements to run after a sync batch's writes; `cited`: the rows of
+    `cited_statement`. When any may withdraw, worker/store/withdrawn.py's follow."""
     out = Withdrawal()
     by_path = {u.path: u for u in upserts}
     removed = [[r["message_rid"], r["path"], by_path[r["path"]].content_hash]
@@ -142,7 +143,8 @@ def withdrawal(db: Database, vid: int, upserts: Sequence[NoteUpsert],
         gone = json.dumps([d.path for d in deletes])
         out.add(db.prepare(WITHDRAW_DELETED_SQL).bind(now_ms, vid, gone), True)
         out.add(db.prepare(FOLLOW_MOVES_SQL).bind(vid, gone), False)
-    if any(out.withdrawing):  # withdrawn replies leave the conversation index
-        for statement in withdrawn_unit_statements(db, now_ms):
+    if any(out.withdrawing):  # and those that quoted them; all are redacted
+        out.add(follow_quotes_statement(db, now_ms), True)
+        for statement in after_withdrawal(db, now_ms):
             out.add(statement, False)
     return out

@@ -22,7 +22,7 @@ from worker.db import ConstraintError, Database
 
 # The judged answer, its sources and the owner's message it replied to.
 ANSWER_SQL = """
-SELECT m.rid, m.role, m.sources, q.content AS question
+SELECT m.rid, m.role, m.sources, m.withdrawn_at, q.content AS question
 FROM messages AS m
 LEFT JOIN messages AS q ON q.conversation_id = m.conversation_id AND q.seq = m.seq - 1
                        AND q.role = 'user'
@@ -121,6 +121,10 @@ async def record(db: Database, message_id: str, n: int, judgment: Judgment,
         raise InvalidPayload(f"message {message_id!r} is the owner's; only Mallory's answers "
                              "have sources to judge",
                              [{"field": "message_id", "message": "not an answer of Mallory's"}])
+    if answer["withdrawn_at"] is not None:
+        raise Conflict(f"answer {message_id!r} was withdrawn (something it was given has "
+                       "since been forgotten) and its sources went with it; nothing was "
+                       "recorded", code="answer_withdrawn")
     source = _source(answer["sources"], message_id, n)
     if answer["question"] is None:
         raise Conflict("the question this answer replied to was forgotten, and feedback is "

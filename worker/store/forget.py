@@ -1,8 +1,10 @@
 """Forgetting: a message or a whole conversation deleted for good (DELETE /api/messages/{id},
 /api/conversations/{id}), in one D1 batch each: the rows, their conversation units (whose
 triggers take the text out of the FTS index), their vector rows, the stored citations of
-them in the Sources of the messages that stay, and the answers that were given with them
-injected, withdrawn from recall (worker/store/quotes.py).
+them in the Sources of the messages that stay, and the answers given with them in view
+withdrawn and redacted (worker/store/withdrawn.py): those that were shown them by recall
+(worker/store/quotes.py), the reply to a forgotten owner message (the message was its
+prompt), and every answer that quoted a withdrawn one, to any depth.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from typing import Any
 
 from shared.api.errors import NotFound
 from shared.block.citations import shorten
-from worker.db import Database
+from worker.db import Database, Result
 from worker.store import quotes
 from worker.store.chats import TITLE_CHARS, get_message
-from worker.store.units import forget_unit_statements, withdrawn_unit_statements
+from worker.store.units import forget_unit_statements
+from worker.store.withdrawn import after_withdrawal, follow_quotes_statement
 
 
 def uncite_sql(forgotten: str, survivors: str) -> str:
@@ -46,11 +49,19 @@ UPDATE conversations SET title = '' WHERE id = ?1 AND title = ?2
   AND NOT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND seq < ?3)
 """
 DELETE_MESSAGE_SQL = "DELETE FROM messages WHERE id = ?1 RETURNING id"
-# The messages right before and after one (?1 conversation, ?2 its seq): the partners
-# whose conversation units are rebuilt when it is forgotten.
-NEIGHBOURS_SQL = """
+# The owner message a forgotten reply answered (?1 conversation, ?2 the reply's seq): its
+# conversation units are rebuilt without the reply.
+QUESTION_OF_SQL = """
 SELECT id, role, content FROM messages
-WHERE conversation_id = ?1 AND seq IN (?2 - 1, ?2 + 1) ORDER BY seq
+WHERE conversation_id = ?1 AND seq = ?2 - 1 AND role = 'user'
+"""
+# The reply to a forgotten owner message (?2 conversation, ?3 the message's seq, ?4 its
+# role) is withdrawn at ?1: it was written with that message as its prompt.
+WITHDRAW_REPLY_SQL = """
+UPDATE messages SET withdrawn_at = ?1
+WHERE ?4 = 'user' AND conversation_id = ?2 AND seq = ?3 + 1 AND role = 'assistant'
+  AND withdrawn_at IS NULL
+RETURNING id
 """
 COUNT_MESSAGES_SQL = "SELECT count(*) AS n FROM messages WHERE conversation_id = ?1"
 # The vector bookkeeping of the units a forget removes or rebuilds (worker/semantic/units.py
@@ -73,14 +84,18 @@ DELETE_CONVERSATION_SQL = "DELETE FROM conversations WHERE id = ?1 RETURNING id"
 @dataclass(frozen=True)
 class Forgotten:
     """What a delete removed: the messages, the stored citations of them, the answers
-    withdrawn because they quoted them, and the vector ids to drop from the index (their
-    D1 rows are already gone)."""
+    withdrawn with them, and the vector ids to drop from the index (their D1 rows are
+    already gone)."""
 
     conversation_id: str
     messages: int
     citations: int
-    withdrawn: int = 0
+    withdrawn_ids: tuple[str, ...] = ()  # the answers withdrawn (and redacted)
     vector_ids: tuple[str, ...] = ()
+
+    @property
+    def withdrawn(self) -> int:
+        return len(self.withdrawn_ids)
 
 
 def _vector_ids(rows: Sequence[dict[str, Any]], rebuilt_prefix: str | None) -> tuple[str, ...]:
@@ -90,31 +105,38 @@ def _vector_ids(rows: Sequence[dict[str, Any]], rebuilt_prefix: str | None) -> t
                  if not (rebuilt_prefix and str(r["unit_id"]).startswith(rebuilt_prefix)))
 
 
+def _ids(*results: Result) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(str(r["id"]) for result in results for r in result.results))
+
+
 async def delete_message(db: Database, message_id: str, now_ms: int) -> Forgotten:
     """Delete one message, its conversation units (and so its FTS entries and vector rows)
-    and every stored citation of it, and withdraw the answers that quoted it, in one
-    batch. The units of the message it answered, or that answered it, are rebuilt without
-    its text."""
+    and every stored citation of it, and withdraw the answers given with it in view, in
+    one batch. A forgotten reply's question is indexed again alone."""
     message, _ = await get_message(db, message_id)  # 404s
-    neighbours = (await db.prepare(NEIGHBOURS_SQL).bind(message.conversation_id, message.seq)
-                  .all()).results
-    partner = next((n for n in neighbours if n["role"] != message.role), None)
+    partner = None
+    if message.role == "assistant":
+        partner = await db.prepare(QUESTION_OF_SQL).bind(message.conversation_id,
+                                                         message.seq).first()
     partner_id = str(partner["id"]) if partner is not None else ""
     results = await db.batch([
         db.prepare(UNCITE_MESSAGE_SQL).bind(message_id),
         db.prepare(UNTITLE_CONVERSATION_SQL).bind(
             message.conversation_id, shorten(message.content, TITLE_CHARS), message.seq),
         quotes.forget_message_statement(db, message_id, now_ms),
+        db.prepare(WITHDRAW_REPLY_SQL).bind(now_ms, message.conversation_id, message.seq,
+                                            message.role),
         db.prepare(DROP_MESSAGE_VECTORS_SQL).bind(message_id, partner_id),
         db.prepare(DELETE_MESSAGE_SQL).bind(message_id),
+        follow_quotes_statement(db, now_ms),
         *forget_unit_statements(db, message_id, partner),
-        *withdrawn_unit_statements(db, now_ms),
+        *after_withdrawal(db, now_ms),
     ])
-    if not results[4].results:  # deleted meanwhile by another request
+    if not results[5].results:  # deleted meanwhile by another request
         raise NotFound(f"no message with id {message_id!r}; it may have been deleted")
     return Forgotten(message.conversation_id, 1, len(results[0].results),
-                     len(results[2].results),
-                     _vector_ids(results[3].results, f"{partner_id}:" if partner_id else None))
+                     _ids(results[2], results[3], results[6]),
+                     _vector_ids(results[4].results, f"{partner_id}:" if partner_id else None))
 
 
 async def delete_conversation(db: Database, conversation_id: str, now_ms: int) -> Forgotten:
@@ -127,10 +149,11 @@ async def delete_conversation(db: Database, conversation_id: str, now_ms: int) -
         quotes.forget_conversation_statement(db, conversation_id, now_ms),
         db.prepare(DROP_CONVERSATION_VECTORS_SQL).bind(conversation_id),
         db.prepare(DELETE_CONVERSATION_SQL).bind(conversation_id),
-        *withdrawn_unit_statements(db, now_ms),
+        follow_quotes_statement(db, now_ms),
+        *after_withdrawal(db, now_ms),
     ])
     if not results[4].results:
         raise NotFound(f"no conversation with id {conversation_id!r}; "
                        "it may have been deleted")
     return Forgotten(conversation_id, int(results[0].results[0]["n"]), len(results[1].results),
-                     len(results[2].results), _vector_ids(results[3].results, None))
+                     _ids(results[2], results[5]), _vector_ids(results[3].results, None))

@@ -25,6 +25,7 @@ import json
 from typing import Any
 
 from shared.api.errors import Conflict, InvalidPayload
+from shared.api.protocol import LEASE_MS
 from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch, SyncResult
 from shared.api.vault_digest import note_digest
 from shared.knowledge.roles import normal_status
@@ -39,12 +40,16 @@ VALUES (?, ?, ?, ?, ?)
 BATCH_OWNER_SQL = "SELECT vid FROM vault_sync_batches WHERE batch_id = ?"
 # A batch renames its vault only to a name no other vault holds (the heartbeat refuses
 # a taken name with 409: worker/store/vaults.py).
+# ... and only when no later run has started (?4, the batch's sequence: a stalled older
+# run never renames the vault back). A batch of the run holding the vault's lease
+# (migrations/0010) extends it by ?5 (LEASE_MS).
 TOUCH_VAULT_SQL = """
 UPDATE vaults SET last_sync_at = ?2,
                   last_contact_at = max(coalesce(last_contact_at, 0), ?2),
-                  name = CASE WHEN EXISTS (SELECT 1 FROM vaults AS o
+                  name = CASE WHEN ?4 < seq OR EXISTS (SELECT 1 FROM vaults AS o
                                            WHERE o.name = ?3 AND o.vid != ?1) THEN name
-                              ELSE ?3 END
+                              ELSE ?3 END,
+                  lease_until = iif(lease_seq = ?4, max(lease_until, ?2 + ?5), lease_until)
 WHERE vid = ?1
 """
 UPSERT_NOTE_SQL = """
@@ -147,7 +152,7 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
     statements = [
         db.prepare(RECORD_BATCH_SQL).bind(batch.batch_id, now_ms, len(batch.upserts),
                                           len(batch.deletes), vid),
-        db.prepare(TOUCH_VAULT_SQL).bind(vid, now_ms, batch.vault),
+        db.prepare(TOUCH_VAULT_SQL).bind(vid, now_ms, batch.vault, seq, LEASE_MS),
     ]
     for note in batch.upserts:
         statements += _upsert(db, vid, seq, note, now_ms)

@@ -5,8 +5,9 @@ An answer quotes every message automatic recall injected into its prompt, cited 
 the model may repeat what it was shown without a marker. `record_statements` runs in the
 answer's own batch; `forget_message_statement` and `forget_conversation_statement` run
 in the forget's batch (worker/store/forget.py) before the delete, so the withdrawal and
-the delete land together or not at all. A withdrawn answer stays in its conversation and
-leaves recall, as one that quoted a deleted note does (worker/store/citations.py).
+the delete land together or not at all. A withdrawn answer stays in its conversation,
+redacted, and leaves recall, as one that quoted a deleted note does; answers that quoted
+it follow (worker/store/withdrawn.py).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import json
 from collections.abc import Sequence
 
 from worker.db import Database, Statement
-from worker.store.units import withdrawn_unit_statements
+from worker.store.withdrawn import after_withdrawal
 
 # ?1 the answer's id, ?2 the quoted ids (JSON). A message forgotten between recall and
-# storing the answer has no row to quote; WITHDRAW_IF_GONE_SQL then withdraws the answer.
+# storing the answer has no row to quote, and one withdrawn meanwhile has no text to have
+# repeated; WITHDRAW_IF_GONE_SQL then withdraws the answer.
 RECORD_SQL = """
 INSERT OR IGNORE INTO message_quotes (message_rid, quoted_rid)
 SELECT m.rid, q.rid FROM messages AS m JOIN messages AS q
@@ -38,7 +40,8 @@ WITHDRAW_IF_GONE_SQL = """
 UPDATE messages SET withdrawn_at = ?2
 WHERE id = ?1 AND withdrawn_at IS NULL AND EXISTS (
     SELECT 1 FROM json_each(?3) AS q
-    WHERE NOT EXISTS (SELECT 1 FROM messages AS m WHERE m.id = q.value))
+    WHERE NOT EXISTS (SELECT 1 FROM messages AS m
+                      WHERE m.id = q.value AND m.withdrawn_at IS NULL))
 """
 
 
@@ -71,7 +74,7 @@ def record_statements(db: Database, answer_id: str, quoted: Sequence[str],
     if replied:
         statements.append(db.prepare(RECORD_REPLIES_SQL).bind(
             answer_id, json.dumps(sorted(set(replied)))))
-    return [*statements, *withdrawn_unit_statements(db, now_ms)]
+    return [*statements, *after_withdrawal(db, now_ms, optimize=False)]
 
 
 def forget_message_statement(db: Database, message_id: str, now_ms: int) -> Statement:

@@ -19,7 +19,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from shared.api.errors import Conflict, VaultNameTaken
+from shared.api.errors import Conflict, VaultBusy, VaultNameTaken
+from shared.api.protocol import LEASE_MS
 from shared.api.vault_digest import note_digest
 from worker.db import Database
 
@@ -35,14 +36,42 @@ WHERE vid = (SELECT min(vid) FROM vaults WHERE uuid IS NULL AND name = ?2)
   AND NOT EXISTS ({NAME_HELD})
 RETURNING vid
 """
-VAULT_COLUMNS = "vid, uuid, name, seq, notes, checksum, last_sync_at, last_contact_at, rejected"
+VAULT_COLUMNS = ("vid, uuid, name, seq, notes, checksum, last_sync_at, last_contact_at, "
+                 "rejected, lease_holder, lease_until")
+# A run's first heartbeat (?5, its sequence, NULL) is refused while another hub (?6) holds
+# a live lease (migrations/0010); a run's last heartbeat (?5 given) never is.
+LEASED_BY_OTHER = """
+SELECT lease_holder, lease_until FROM vaults
+WHERE uuid = ?1 AND ?5 IS NULL AND lease_holder IS NOT NULL AND lease_holder IS NOT ?6
+  AND lease_until > ?3
+"""
+BUSY_SQL = LEASED_BY_OTHER
+# ?1 id, ?2 name, ?3 now, ?4 rejected pages, ?5 the run's sequence (last heartbeat only),
+# ?6 the hub's id (lease holder), ?7 LEASE_MS. A first heartbeat takes the next sequence,
+# names the vault and takes the lease for that sequence; a last heartbeat renames only if
+# no later run has started (the name is ordered by sync sequence, as notes are) and gives
+# up its run's lease.
 HEARTBEAT_SQL = f"""
-INSERT INTO vaults (uuid, name, created_at, seq, last_contact_at, rejected)
-SELECT ?1, ?2, ?3, 1, ?3, coalesce(?4, 0) WHERE NOT EXISTS ({NAME_HELD})
+INSERT INTO vaults (uuid, name, created_at, seq, last_contact_at, rejected, lease_holder,
+                    lease_seq, lease_until)
+SELECT ?1, ?2, ?3, 1, ?3, coalesce(?4, 0), ?6, iif(?6 IS NULL, NULL, 1),
+       iif(?6 IS NULL, NULL, ?3 + ?7)
+WHERE NOT EXISTS ({NAME_HELD})
 ON CONFLICT (uuid) DO UPDATE SET
-    name = excluded.name, seq = vaults.seq + 1,
+    name = iif(?5 IS NULL OR ?5 >= vaults.seq, excluded.name, vaults.name),
+    seq = iif(?5 IS NULL, vaults.seq + 1, vaults.seq),
     last_contact_at = max(coalesce(vaults.last_contact_at, 0), excluded.last_contact_at),
-    rejected = coalesce(?4, vaults.rejected)
+    rejected = coalesce(?4, vaults.rejected),
+    lease_holder = CASE WHEN ?5 IS NULL AND ?6 IS NOT NULL THEN ?6
+                        WHEN ?5 IS NOT NULL AND vaults.lease_seq = ?5 THEN NULL
+                        ELSE vaults.lease_holder END,
+    lease_seq = CASE WHEN ?5 IS NULL AND ?6 IS NOT NULL THEN vaults.seq + 1
+                     WHEN ?5 IS NOT NULL AND vaults.lease_seq = ?5 THEN NULL
+                     ELSE vaults.lease_seq END,
+    lease_until = CASE WHEN ?5 IS NULL AND ?6 IS NOT NULL THEN ?3 + ?7
+                       WHEN ?5 IS NOT NULL AND vaults.lease_seq = ?5 THEN NULL
+                       ELSE vaults.lease_until END
+WHERE NOT EXISTS ({LEASED_BY_OTHER})
 RETURNING {VAULT_COLUMNS}
 """
 GET_VAULT_SQL = f"SELECT {VAULT_COLUMNS} FROM vaults WHERE uuid = ?"
@@ -74,6 +103,8 @@ class Vault:
     last_sync_at: int | None
     last_contact_at: int | None
     rejected: int
+    lease_holder: str | None = None  # the hub whose run holds the vault (migrations/0010)
+    lease_until: int | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Vault:
@@ -83,7 +114,8 @@ class Vault:
         return cls(vid=int(row["vid"]), uuid=row["uuid"], name=str(row["name"]),
                    seq=int(row["seq"]), notes=int(row["notes"]),
                    checksum=int(row["checksum"]), last_sync_at=ms("last_sync_at"),
-                   last_contact_at=ms("last_contact_at"), rejected=int(row["rejected"]))
+                   last_contact_at=ms("last_contact_at"), rejected=int(row["rejected"]),
+                   lease_holder=row["lease_holder"], lease_until=ms("lease_until"))
 
 
 @dataclass(frozen=True)
@@ -106,18 +138,33 @@ def name_taken(name: str, holder: str) -> VaultNameTaken:
         "vaults with one name would merge in ?vault= filters and links. Give this vault "
         "another name (mallory-hub --vault-name NAME), or, if it is that same vault, sync "
         f"it from the folder holding its id (.mallory/vault.json with id {holder}); "
-        "nothing was stored")
+        "nothing was stored", {"holder": holder})
+
+
+def vault_busy(vault_id: str, until_ms: int, now_ms: int) -> VaultBusy:
+    wait_s = max(1, (until_ms - now_ms + 999) // 1000)
+    return VaultBusy(
+        f"vault {vault_id} is being synced by another hub run right now; two runs at once "
+        "could leave notes at an older version, so this one stops without sending anything "
+        "(its next run syncs). If that other hub was killed, its hold lapses within "
+        f"{wait_s} s; nothing was stored", {"lease_until": until_ms})
 
 
 async def heartbeat(db: Database, vault_id: str, name: str, now_ms: int,
-                    rejected: int | None = None) -> Contact:
-    holder, adopt, beat, identity, missing = await db.batch([
+                    rejected: int | None = None, seq: int | None = None,
+                    holder_id: str | None = None) -> Contact:
+    """A hub run's first heartbeat (`seq` None) or last (`seq`: the run's sequence)."""
+    params = (vault_id, name, now_ms, rejected, seq, holder_id, LEASE_MS)
+    busy, holder, adopt, beat, identity, missing = await db.batch([
+        db.prepare(BUSY_SQL).bind(*params[:6]),
         db.prepare(HOLDER_SQL).bind(vault_id, name),
         db.prepare(ADOPT_SQL).bind(vault_id, name),
-        db.prepare(HEARTBEAT_SQL).bind(vault_id, name, now_ms, rejected),
+        db.prepare(HEARTBEAT_SQL).bind(*params),
         db.prepare(WORKER_ID_SQL),
         db.prepare(MISSING_DIGESTS_SQL).bind(vault_id, DIGEST_BACKFILL_ROWS),
     ])
+    if busy.results:  # the lease held the upsert back: nothing was stored
+        raise vault_busy(vault_id, int(busy.results[0]["lease_until"]), now_ms)
     if not beat.results:  # every statement checked the name: nothing was stored
         raise name_taken(name, str(holder.results[0]["uuid"]) if holder.results else "?")
     vault = Vault.from_row(beat.results[0])

@@ -12,6 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import embedder
+
+embedder.require()
+
 from local.migrate import migrate
 from local.semantic.embedder import LocalEmbedder
 from local.semantic.vector_sql import TABLE
@@ -19,7 +23,7 @@ from local.semantic.vectors import SqliteVectorIndex
 from local.semantic.wiring import semantics_or_problem
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
-from tests.conftest import BASE_URL, TOKEN, Clock, note, sync
+from tests.conftest import BASE_URL, LOCAL_OWNER, TOKEN, Clock, note, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.recall.modes import RetrievalMode
@@ -38,7 +42,7 @@ NOTES = [note("Home/Boiler.md", "The boiler service is due every October; call M
 
 def runtime_for(db: SqliteDatabase, semantics: Semantics | None, mode: str = "hybrid",
                 problem: str | None = None) -> Runtime:
-    return Runtime(db=db, settings=Settings(sync_tokens=(TOKEN,), local_owner=True,
+    return Runtime(db=db, settings=Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER,
                                             retrieval_mode=mode),
                    clock=Clock(), semantics=semantics, semantic_problem=problem)
 
@@ -87,6 +91,8 @@ async def test_a_complete_index_is_reported_with_its_model(file_db: SqliteDataba
         "mode": "hybrid", "configured": "hybrid",
         "embedder": {"model": embedder.model, "dimensions": 384}, "reranker": None,
         "vectors": {"indexed": 3, "pending": 0, "stale": 0, "model": embedder.model},
+        "indexing": {"behind": False, "pending": 0, "running": False, "rate_per_s": None,
+                     "eta_s": None},
         "notes": []}
     assert answer["recall"]["mode"] == "hybrid" and answer["recall"]["fallback"] is None
     assert answer["recall"]["injected"] >= 1

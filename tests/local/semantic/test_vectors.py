@@ -9,6 +9,10 @@ import sys
 import threading
 from pathlib import Path
 
+from tests import embedder
+
+embedder.require()
+
 import numpy as np
 import pytest
 

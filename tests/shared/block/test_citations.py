@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shared.api.wire import Source
 from shared.block.citations import (
@@ -76,3 +79,73 @@ def test_code_indexes_and_wiki_links_are_not_citations() -> None:
 def test_strip_citations_removes_every_marker_and_nothing_else(text: str, expected: str
                                                                 ) -> None:
     assert strip_citations(text) == expected
+
+
+def test_adjacent_markers_are_each_guarded() -> None:
+    """A marker right after another is a citation too: the invented [7] goes, the real
+    [2] stays cited (and so in the footer)."""
+    answer, cited = guard_citations("Two notes disagree [1][2]; an invented one [1][7].",
+                                    _sources(1, 2))
+    assert answer == "Two notes disagree [1][2]; an invented one [1]."
+    assert [s.n for s in cited] == [1, 2]
+
+
+def test_a_marker_right_after_a_wiki_link_is_a_citation() -> None:
+    answer, cited = guard_citations("See [[Note]][7] and [[Other]][1].", _sources(1))
+    assert answer == "See [[Note]] and [[Other]][1]."
+    assert [s.n for s in cited] == [1]
+
+
+def test_a_marker_after_a_stray_bracket_is_a_citation() -> None:
+    """Hypothesis found these: only a word before a chain of [...] makes code."""
+    assert guard_citations("][7] and [[0, 1] and (a)[7]", _sources(1))[0] == "] and [[1] and (a)"
+
+
+def test_repeated_numbers_in_one_run_are_said_once() -> None:
+    assert guard_citations("Yes [1][1, 1].", _sources(1))[0] == "Yes [1]."
+
+
+# What the web client links (worker/static/messages.js renderContent), and the list form
+# guard_citations reads.
+_CLIENT_MARKER = re.compile(r"\[(\d{1,3})\]")
+_LIST_MARKER = re.compile(r"\[\s*\d{1,3}\s*,")
+_markers = st.lists(st.lists(st.integers(0, 12), min_size=1, max_size=3), min_size=1,
+                    max_size=4).map(lambda run: "".join(
+                        "[" + ", ".join(map(str, m)) + "]" for m in run))
+# A marker glued to a word (arr[3], C[7]) reads as code and is kept: the prose pieces end
+# in a space or punctuation, as prose before a citation does.
+_prose = st.sampled_from(["Two notes disagree ", "an invented one ", "yes, ", "x ", "12 ",
+                          "(", ")", "[", "]", "[[Note]]", "— ", "\n", "ok."])
+_separators = st.sampled_from(["", " ", ", ", "; ", ". ", "\n"])
+
+
+@given(pieces=st.lists(st.tuples(st.one_of(_markers, _prose), _separators), max_size=12),
+       injected=st.sets(st.integers(1, 10), max_size=10))
+def test_the_stored_answer_cites_only_injected_sources_and_the_footer_holds_them(
+        pieces: list[tuple[str, str]], injected: set[int]) -> None:
+    """For any prose and marker runs and any injected sources: every marker left in the
+    answer names an injected source that the footer lists, and every injected source the
+    model cited is in the footer."""
+    text = "".join(piece + sep for piece, sep in pieces)
+    answer, cited = guard_citations(text, _sources(*sorted(injected)))
+    footer = {s.n for s in cited}
+    assert footer <= injected
+    left = {int(m.group(1)) for m in _CLIENT_MARKER.finditer(answer)
+            if not answer[:m.start()].endswith("[")}
+    assert left <= footer, (text, answer)
+    assert not _LIST_MARKER.search(answer), (text, answer)
+    asked = {int(n) for m in re.finditer(r"(?<!\[)\[(\d{1,3}(?:, \d{1,3})*)\](?!\])", text)
+             for n in m.group(1).split(", ")}
+    assert asked & injected <= footer, (text, answer)
+
+
+_code = st.sampled_from(["arr[7]", "m[1][7]", "x[3, 4]", "[[7]]", "[[Note]]"])
+
+
+@given(pieces=st.lists(st.one_of(_code, _markers), max_size=10),
+       injected=st.sets(st.integers(1, 10), max_size=10))
+def test_code_indexes_and_wiki_links_survive_any_neighbouring_markers(
+        pieces: list[str], injected: set[int]) -> None:
+    answer, _ = guard_citations(" ".join(pieces), _sources(*sorted(injected)))
+    for token in {p for p in pieces if p[0] != "[" or p.startswith("[[")}:
+        assert answer.count(token) >= sum(p == token for p in pieces), (pieces, answer)

@@ -54,10 +54,15 @@ async def test_a_database_failure_is_no_recall_with_a_code(db: SqliteDatabase) -
     assert (recall.block, recall.injected, recall.error) == ("", [], "recall_failed")
 
 
-async def test_text_over_the_query_limit_is_no_recall(db: SqliteDatabase) -> None:
-    recall = await automatic_recall(db, "word " * 1_000, NOW_MS, message_id="m",
-                                    conversation_id="c")
-    assert recall.error == "query_too_long" and recall.block == ""
+async def test_text_over_the_query_limit_recalls_from_its_weighed_words(
+        db: SqliteDatabase) -> None:
+    """One sentence of 5,000 characters (a pasted log has no full stops): what recall
+    searches with is the words the index holds, not the sentence's first 2,000 characters."""
+    await add_notes(db, note("a.md", "sourdough bread"))
+    recall = await automatic_recall(db, "word " * 1_000 + "sourdough bread?", NOW_MS,
+                                    message_id="m", conversation_id="c")
+    assert recall.error is None
+    assert [i.candidate.id for i in recall.injected] == ["a.md"]
 
 
 async def test_many_identifiers_in_one_message_still_recall(db: SqliteDatabase) -> None:

@@ -11,6 +11,7 @@ import respx
 
 from local.sqlite_db import SqliteDatabase
 from shared.block.envelope import AROUND_LEADS, ASKED_LEAD, CLOSE, EXCERPT_LEAD, OPEN
+from shared.text.tokenizer import MAX_QUERY_CHARS
 from tests.conftest import DAY_MS, NOW_MS, note, sync
 from worker.config import Runtime
 from worker.persona import PERSONA
@@ -60,7 +61,7 @@ async def test_request_carries_exactly_the_injected_hits_and_the_rules(
     assert sent["messages"][0] == {"role": "system", "content": PERSONA}
     user_turn = sent["messages"][-1]["content"]
     block = user_turn[user_turn.index(OPEN):user_turn.index(CLOSE) + len(CLOSE)]
-    assert "[1] note “Sourdough bread”" in block
+    assert "[1] note «Sourdough bread»" in block
     assert "[2]" not in block and "Gardening" not in block
     assert user_turn.endswith("what temperature do I bake my sourdough bread at?")
     assistant = response.json()["assistant_message"]
@@ -94,6 +95,20 @@ async def test_fabricated_citation_is_removed_from_the_stored_answer(
     assert [s["n"] for s in body["assistant_message"]["sources"]] == [1]
     stored, _ = await chats.get_message(db, body["assistant_message"]["id"])
     assert stored.content == "Steam helps [1]; see also."
+
+
+async def test_adjacent_markers_keep_both_sources_and_lose_the_invented_one(
+        client: httpx.AsyncClient, openai, db: SqliteDatabase) -> None:
+    await seed_notes(client)
+    openai.post(MODEL_URL).mock(return_value=openai_answer(
+        "Two notes disagree [1][2]; an invented one [1][7]."))
+    body = (await chat(client, "my sourdough bread and the gardening schedule")).json()
+    assert body["recall"]["injected"] == 2
+    assert body["assistant_message"]["content"] == \
+        "Two notes disagree [1][2]; an invented one [1]."
+    assert [s["n"] for s in body["assistant_message"]["sources"]] == [1, 2]
+    stored, _ = await chats.get_message(db, body["assistant_message"]["id"])
+    assert stored.content == "Two notes disagree [1][2]; an invented one [1]."
 
 
 async def test_chit_chat_injects_nothing_and_gets_no_sources(client: httpx.AsyncClient,
@@ -224,10 +239,38 @@ async def test_non_json_chat_body_is_400(client: httpx.AsyncClient) -> None:
     assert response.status_code == 400
 
 
-async def test_long_message_still_chats_without_recall(client: httpx.AsyncClient) -> None:
-    body = (await chat(client, "word " * 1_000)).json()
-    assert body["recall"]["error"] == "query_too_long"
-    assert body["assistant_message"]["content"]
+# Filler sharing the words of the other notes, so the first 2,000 characters of the paste
+# recall those; the fact it asks about is buried past them.
+FILLER = ("The weekly project meeting covered the garden budget and the weather report. "
+          "Everyone agreed the project timeline and the garden plans need another meeting. ")
+
+
+async def test_a_long_pasted_text_recalls_from_its_buried_fact(client: httpx.AsyncClient,
+                                                               openai) -> None:
+    await sync(client,
+               note("Home/Boathouse.md", "The spare boathouse keys hang under the blue ceramic "
+                    "frog by the kayak rack.", title="Boathouse"),
+               *(note(f"Work/Meeting {i}.md", f"Project meeting {i}: garden budget, weather "
+                      "report and the project timeline.") for i in range(4)))
+    route = openai.post(MODEL_URL).mock(return_value=openai_answer("Under the frog [1]."))
+    paste = FILLER * 25 + "Where did I hide the spare boathouse keys again? " + FILLER * 25
+    assert len(paste) > 2 * MAX_QUERY_CHARS and paste.index("boathouse") > MAX_QUERY_CHARS
+    response = await chat(client, paste)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["recall"]["error"] is None and body["recall"]["injected"] >= 1, body["recall"]
+    sources = body["assistant_message"]["sources"]
+    assert [s["id"] for s in sources] == ["Home/Boathouse.md"]
+    sent = json.loads(route.calls.last.request.content)["messages"][-1]["content"]
+    assert "[1] note «Boathouse»" in sent
+    assert sent.endswith(paste)  # the model still gets the whole message
+
+
+async def test_explicit_search_over_the_limit_is_still_a_clear_400(
+        client: httpx.AsyncClient) -> None:
+    response = await client.get("/api/search", params={"q": "word " * 500})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "query_too_long"
 
 
 async def test_recency_of_notes_is_visible_in_hits(client: httpx.AsyncClient) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.conftest import NOW_MS, TOKEN, note, sync
+from tests.conftest import LOCAL_OWNER, NOW_MS, TOKEN, note, sync
 from worker.config import Settings
 
 NOTES = (
@@ -50,7 +50,7 @@ QUESTIONS = (
 @pytest.fixture
 def settings() -> Settings:
     # Thirty questions in a row: more than the chat rate limit allows a minute.
-    return Settings(sync_tokens=(TOKEN,), local_owner=True, chat_per_minute=1_000)
+    return Settings(sync_tokens=(TOKEN,), chat_per_minute=1_000, **LOCAL_OWNER)
 
 
 async def ask(client: httpx.AsyncClient, text: str) -> dict:

@@ -139,8 +139,8 @@ async def test_a_deleted_note_loses_its_feedback_and_is_never_boosted(
     await sync(client, batch_id="gone", deletes=[{"path": OLDER,
                                                   "deleted_at": NOW_MS}])
     assert await stored(db) == []
-    gone = await judge(client, message_id, n, "relevant")
-    assert gone.status_code == 409 and gone.json()["error"]["code"] == "source_gone"
+    gone = await judge(client, message_id, n, "relevant")  # withdrawn with the note
+    assert gone.status_code == 409 and gone.json()["error"]["code"] == "answer_withdrawn"
     assert await stored(db) == []
     # Written again at the same path, it is a new note with no feedback.
     await sync(client, note(OLDER, TOMATOES, title="Tomato care", mtime=NOW_MS - 3 * DAY_MS),
@@ -166,7 +166,9 @@ async def test_a_forgotten_question_cannot_be_judged(client: httpx.AsyncClient,
     answer = await ask(client)
     await forget.delete_message(db, answer["user_message"]["id"], NOW_MS + 10_000)
     response = await judge(client, answer["assistant_message"]["id"], 1, "relevant")
-    assert response.status_code == 409 and response.json()["error"]["code"] == "question_gone"
+    # The reply goes with its question: withdrawn, its sources redacted.
+    assert response.status_code == 409 and response.json()["error"]["code"] == \
+        "answer_withdrawn"
     assert await stored(db) == []
 
 

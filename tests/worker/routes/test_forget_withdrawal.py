@@ -1,6 +1,7 @@
 """Forgetting a message withdraws the answers that were given with it injected, cited or
-not, over HTTP through the real chat path on real SQLite: they stay in their conversation
-and are never searched or recalled again (worker/store/quotes.py)."""
+not, and the reply to it, over HTTP through the real chat path on real SQLite: they stay
+in their conversation, redacted, and are never searched or recalled again
+(worker/store/quotes.py, worker/store/withdrawn.py)."""
 
 from __future__ import annotations
 
@@ -56,8 +57,12 @@ async def test_forgetting_a_message_withdraws_the_answer_that_quoted_it(
     assert "turquoise" in later["assistant_message"]["content"]  # the offline responder
     response = await client.delete(f"/api/messages/{told['user_message']['id']}")
     assert response.status_code == 200, response.text
-    assert response.json()["answers_withdrawn"] == 1
-    assert await withdrawn(db) == [answer_id]
+    reply_id = told["assistant_message"]["id"]  # its prompt was the forgotten message
+    assert response.json()["answers_withdrawn"] == 2
+    assert sorted(response.json()["withdrawn_ids"]) == sorted([reply_id, answer_id])
+    assert sorted(await withdrawn(db)) == sorted([reply_id, answer_id])
+    shown = (await client.get(f"/api/messages/{answer_id}")).json()["message"]
+    assert (shown["withdrawn"], shown["content"], shown["sources"]) == (True, "", [])
     assert await found(client, "turquoise ceramic jar") == []
     again = await ask(client, QUESTION)
     shown = [s["id"] for s in again["assistant_message"]["sources"]]
@@ -74,6 +79,7 @@ async def test_forgetting_a_conversation_withdraws_answers_elsewhere(
     response = await client.delete(f"/api/conversations/{told['conversation_id']}")
     assert response.status_code == 200, response.text
     assert response.json()["answers_withdrawn"] == 1
+    assert response.json()["withdrawn_ids"] == [later["assistant_message"]["id"]]
     assert await withdrawn(db) == [later["assistant_message"]["id"]]
     assert await found(client, "turquoise ceramic jar") == []
     again = await ask(client, QUESTION)
@@ -92,8 +98,9 @@ async def test_an_uncited_quote_is_withdrawn_too(client: httpx.AsyncClient,
         later = await ask(client, QUESTION)
     assert later["recall"]["injected"] >= 1 and later["assistant_message"]["sources"] == []
     response = await client.delete(f"/api/messages/{told['user_message']['id']}")
-    assert response.json()["answers_withdrawn"] == 1
-    assert await withdrawn(db) == [later["assistant_message"]["id"]]
+    assert response.json()["answers_withdrawn"] == 2
+    assert sorted(await withdrawn(db)) == sorted([told["assistant_message"]["id"],
+                                                  later["assistant_message"]["id"]])
     assert await found(client, "turquoise ceramic jar") == []
 
 
@@ -103,5 +110,6 @@ async def test_an_answer_not_shown_the_message_stays(client: httpx.AsyncClient,
     other = await ask(client, "an unrelated marmalade recipe with seville oranges")
     assert other["recall"]["injected"] == 0
     response = await client.delete(f"/api/messages/{told['user_message']['id']}")
-    assert response.json()["answers_withdrawn"] == 0 and await withdrawn(db) == []
+    reply_only = [told["assistant_message"]["id"]]  # the reply to the forgotten message
+    assert response.json()["answers_withdrawn"] == 1 and await withdrawn(db) == reply_only
     assert other["user_message"]["id"] in await found(client, "seville marmalade")

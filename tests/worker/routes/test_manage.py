@@ -66,17 +66,20 @@ async def test_delete_message_forgets_text_citations_and_title(client: httpx.Asy
     assert response.status_code == 200, response.text
     assert response.json() == {"id": "fact", "conversation_id": "keys",
                                "messages_deleted": 1, "citations_removed": 1,
-                               "answers_withdrawn": 0}
+                               "answers_withdrawn": 1, "withdrawn_ids": ["ok"]}
     assert await fts_count(db, "ceramic") == 0
-    # The reply it had is indexed alone now: one unit replaced by one.
-    assert await fts_count(db, "noted") == 1 and await docs(db) == before
+    # The reply to it was written with it as its prompt: withdrawn, redacted, unindexed.
+    assert await fts_count(db, "noted") == 0 and await docs(db) == before - 1
+    reply = await db.prepare("SELECT content, withdrawn_at FROM messages WHERE id = 'ok'"
+                             ).first()
+    assert reply["content"] == "" and reply["withdrawn_at"] is not None
     answer = await db.prepare("SELECT sources FROM messages WHERE id = 'answer'").first()
     assert [s["id"] for s in json.loads(answer["sources"])] == ["Home.md"]
     title = await db.prepare("SELECT title FROM conversations WHERE id = 'keys'").first()
     assert title == {"title": ""}
     assert (await client.get("/api/messages/fact")).status_code == 404
     remaining = (await client.get("/api/conversations/keys/messages")).json()["messages"]
-    assert [m["id"] for m in remaining] == ["ok"]
+    assert [(m["id"], m["withdrawn"], m["content"]) for m in remaining] == [("ok", True, "")]
 
 
 async def test_deleting_twice_is_404_and_changes_nothing(client: httpx.AsyncClient,
@@ -101,7 +104,7 @@ async def test_delete_conversation_cascades_through_the_fts_triggers(
     assert response.status_code == 200, response.text
     assert response.json() == {"id": "keys", "conversation_id": "keys",
                                "messages_deleted": 2, "citations_removed": 1,
-                               "answers_withdrawn": 0}
+                               "answers_withdrawn": 0, "withdrawn_ids": []}
     assert await fts_count(db, "ceramic") == 0 and await fts_count(db, "noted") == 0
     assert await docs(db) == before - 1  # the one question-and-answer unit of "keys"
     await db.prepare("INSERT INTO conversation_units_fts (conversation_units_fts) "

@@ -140,3 +140,17 @@ async def test_a_conversation_hit_links_the_turn_that_holds_the_query_not_a_gree
     hits = (await client.get("/api/search", params={"q": "Caroline support group",
                                                     "source": "messages"})).json()["hits"]
     assert hits[0]["href"] == "/?msg=q0"
+
+
+async def test_a_request_may_name_its_mode_and_a_mode_it_cannot_have_is_400(
+        client: httpx.AsyncClient) -> None:
+    await sync(client, note("Travel/Iceland.md", "Crampons at the glacier car park."))
+    lexical = await client.get("/api/search", params={"q": "crampons", "mode": "lexical"})
+    assert lexical.status_code == 200 and lexical.json()["mode"] == "lexical"
+    assert [h["id"] for h in lexical.json()["hits"]] == ["Travel/Iceland.md"]
+    for mode, code in (("hybrid", "mode_unavailable"), ("adaptive", "mode_unavailable"),
+                       ("semantic", "bad_request")):
+        r = await client.get("/api/search", params={"q": "crampons", "mode": mode})
+        assert r.status_code == 400, mode
+        assert r.json()["error"]["code"] == code, r.json()
+        assert "mode" in r.json()["error"]["message"]

@@ -1,19 +1,27 @@
-"""Locally generated RSA keys, Access-shaped JWTs and a JWKS served through respx."""
+"""Test RSA keys, Access-shaped JWTs and a JWKS served through respx.
+
+The keys are fixed test keys (access_test_keys.json, made once with `cryptography`, never
+used anywhere else) and tokens are signed here in plain Python (RSASSA-PKCS1-v1_5, RFC 8017
+§8.2.1), so the same tokens can be made under CPython and inside Pyodide, where
+`cryptography` does not exist. What checks them is the real thing in each runtime
+(worker/security/rs256.py): `cryptography`, or WebCrypto.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import httpx
-import jwt
 import respx
-from cryptography.hazmat.primitives.asymmetric import rsa
-from jwt.algorithms import RSAAlgorithm
 
 from worker.config import AccessConfig
 
@@ -23,20 +31,62 @@ ACCESS = AccessConfig(team_domain=TEAM, aud=AUD)
 CERTS_URL = ACCESS.certs_url
 
 
+KEYS = json.loads(Path(__file__).with_name("access_test_keys.json").read_text())
+# DigestInfo for SHA-256 (RFC 8017 §9.2, note 1): what PKCS#1 v1.5 signs around the hash.
+SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _int_b64url(value: int) -> str:
+    return b64url(value.to_bytes((value.bit_length() + 7) // 8, "big"))
+
+
 @dataclass(frozen=True)
 class Key:
     kid: str
-    private: rsa.RSAPrivateKey
+    n: int
+    e: int
+    d: int
 
     def jwk(self) -> dict[str, Any]:
         # The shape Access publishes at /cdn-cgi/access/certs: kid, kty, alg, use, e, n.
-        return {**RSAAlgorithm.to_jwk(self.private.public_key(), as_dict=True),
+        return {"kty": "RSA", "n": _int_b64url(self.n), "e": _int_b64url(self.e),
                 "kid": self.kid, "alg": "RS256", "use": "sig"}
+
+    def sign(self, message: bytes) -> bytes:
+        size = (self.n.bit_length() + 7) // 8
+        t = SHA256_DIGEST_INFO + hashlib.sha256(message).digest()
+        encoded = b"\x00\x01" + b"\xff" * (size - len(t) - 3) + b"\x00" + t
+        return pow(int.from_bytes(encoded, "big"), self.d, self.n).to_bytes(size, "big")
+
+    def public_pem(self) -> bytes:
+        """The SubjectPublicKeyInfo PEM: what an HS256-confusion forger uses as secret."""
+        def der(tag: int, body: bytes) -> bytes:
+            size = len(body)
+            length = bytes([size]) if size < 128 else \
+                bytes([0x80 | ((size.bit_length() + 7) // 8)]) + size.to_bytes(
+                    (size.bit_length() + 7) // 8, "big")
+            return bytes([tag]) + length + body
+
+        def integer(value: int) -> bytes:
+            return der(0x02, value.to_bytes(value.bit_length() // 8 + 1, "big"))
+
+        rsa_oid = der(0x30, bytes.fromhex("06092a864886f70d0101010500"))
+        public = der(0x30, integer(self.n) + integer(self.e))
+        spki = der(0x30, rsa_oid + der(0x03, b"\x00" + public))
+        text = base64.encodebytes(spki).decode().replace("\n", "")
+        lines = [text[i:i + 64] for i in range(0, len(text), 64)]
+        return ("-----BEGIN PUBLIC KEY-----\n" + "\n".join(lines)
+                + "\n-----END PUBLIC KEY-----\n").encode()
 
 
 @cache
 def key(kid: str) -> Key:
-    return Key(kid, rsa.generate_private_key(public_exponent=65537, key_size=2048))
+    material = KEYS[kid]
+    return Key(kid, int(material["n"], 16), int(material["e"]), int(material["d"], 16))
 
 
 def claims(**overrides: Any) -> dict[str, Any]:
@@ -49,8 +99,10 @@ def claims(**overrides: Any) -> dict[str, Any]:
 
 def token(signing: Key | None = None, kid: str | None = None, **overrides: Any) -> str:
     signing = signing or key("k1")
-    return jwt.encode(claims(**overrides), signing.private, algorithm="RS256",
-                      headers={"kid": kid or signing.kid})
+    header = {"alg": "RS256", "typ": "JWT", "kid": kid or signing.kid}
+    signing_input = ".".join(b64url(json.dumps(part, separators=(",", ":")).encode())
+                             for part in (header, claims(**overrides)))
+    return f"{signing_input}.{b64url(signing.sign(signing_input.encode()))}"
 
 
 def jwks(*keys: Key) -> dict[str, Any]:

@@ -11,7 +11,6 @@ import time
 import httpx
 import pytest
 import respx
-from cryptography.hazmat.primitives import serialization
 
 from shared.api.errors import MalloryError
 from tests.worker.security.access_keys import (
@@ -59,6 +58,43 @@ async def refused(jwt_text: str | None, cache: JwksCache) -> tuple[int, str]:
 
 def _b64(data: dict) -> str:
     return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+
+def _tampered(text: str) -> str:
+    head, _, signature = text.split(".")
+    return f"{head}.{_b64({**claims(), 'email': 'intruder@example.com'})}.{signature}"
+
+
+# The token table: each row is a token and the keys the team publishes, and the outcome
+# (None: accepted). It runs under CPython (cryptography) and inside Pyodide (WebCrypto).
+TOKEN_TABLE = {
+    "valid": (lambda: token(), ("k1",), None),
+    "expired": (lambda: token(exp=int(time.time()) - LEEWAY_S - 60), ("k1",),
+                (401, "access_jwt_expired")),
+    "wrong audience": (lambda: token(aud=["another-application"]), ("k1",),
+                       (403, "access_jwt_wrong_audience")),
+    "wrong key": (lambda: token(key("intruder"), kid="k1"), ("k1",),
+                  (401, "access_jwt_bad_signature")),
+    "tampered claims": (lambda: _tampered(token()), ("k1",), (401, "access_jwt_bad_signature")),
+    "alg none": (lambda: f"{_b64({'alg': 'none', 'kid': 'k1'})}.{_b64(claims())}.", ("k1",),
+                 (401, "access_jwt_bad_algorithm")),
+    "HS256 confusion": (lambda: _hs256(key("k1").public_pem()), ("k1",),
+                        (401, "access_jwt_bad_algorithm")),
+    "rotated: new key published": (lambda: token(key("k2")), ("k1", "k2"), None),
+    "rotated: old key still published": (lambda: token(key("k1")), ("k2", "k1"), None),
+    "rotated: key withdrawn": (lambda: token(key("k1")), ("k2",),
+                               (401, "access_jwt_unknown_key")),
+}
+
+
+@pytest.mark.parametrize("case", list(TOKEN_TABLE))
+async def test_the_token_table(cache: JwksCache, case: str) -> None:
+    make, published, expected = TOKEN_TABLE[case]
+    with serving_jwks(*(key(kid) for kid in published)):
+        if expected is None:
+            assert (await verify_access_jwt(make(), ACCESS, cache)).email == "owner@example.com"
+        else:
+            assert await refused(make(), cache) == expected
 
 
 async def test_a_valid_token_gives_the_identity(cache: JwksCache) -> None:
@@ -118,9 +154,7 @@ async def test_alg_none_is_refused(cache: JwksCache) -> None:
 
 
 async def test_hs256_with_the_public_key_as_secret_is_refused(cache: JwksCache) -> None:
-    public_pem = key("k1").private.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    forged = _hs256(public_pem)
+    forged = _hs256(key("k1").public_pem())
     with serving_jwks(key("k1")):
         assert await refused(forged, cache) == (401, "access_jwt_bad_algorithm")
 
@@ -207,3 +241,9 @@ async def test_a_stale_known_key_survives_a_failed_refresh(cache: JwksCache,
     with respx.mock() as mock:
         mock.get(CERTS_URL).mock(side_effect=httpx.ConnectError("down"))
         assert (await verify_access_jwt(token(), ACCESS, cache)).email == "owner@example.com"
+
+
+def test_the_forgers_pem_is_the_published_key() -> None:
+    serialization = pytest.importorskip("cryptography.hazmat.primitives.serialization")
+    loaded = serialization.load_pem_public_key(key("k1").public_pem())
+    assert loaded.public_numbers().n == key("k1").n and loaded.public_numbers().e == 65537

@@ -6,7 +6,11 @@ import httpx
 import pytest
 
 from local.sqlite_db import SqliteDatabase
+from tests.conftest import auth
+from tests.worker.security.conftest import configure
+from worker.config import Runtime
 from worker.security.csrf import origin_of
+from worker.security.owner import OWNER_COOKIE
 
 CHAT = b'{"content": "planted by another site"}'
 
@@ -32,9 +36,9 @@ async def test_non_json_bodies_are_415(client: httpx.AsyncClient, db: SqliteData
     {"origin": "null"},
     {"origin": "null", "sec-fetch-site": "cross-site"},   # a sandboxed frame elsewhere
     {"origin": "null", "sec-fetch-site": "none"},
-    {"origin": "http://mallory.test.evil.test"},
-    {"origin": "https://mallory.test"},          # another scheme is another origin
-    {"origin": "http://mallory.test:8080"},      # another port too
+    {"origin": "http://localhost.evil.test"},
+    {"origin": "https://localhost"},          # another scheme is another origin
+    {"origin": "http://localhost:8080"},      # another port too
     {"origin": None, "sec-fetch-site": "cross-site"},
     {"origin": None, "sec-fetch-site": "same-site"},
     {"origin": None},                            # says nothing about where it comes from
@@ -55,7 +59,7 @@ async def test_foreign_or_unknown_origins_are_403(client: httpx.AsyncClient, db:
 
 
 @pytest.mark.parametrize("headers", [
-    {"origin": "http://mallory.test"}, {"origin": "HTTP://Mallory.Test:80"},
+    {"origin": "http://localhost"}, {"origin": "HTTP://LocalHost:80"},
     {"origin": None, "sec-fetch-site": "same-origin"},
     {"origin": None, "sec-fetch-site": "none"},
     {"origin": "null", "sec-fetch-site": "same-origin"},  # a form post under no-referrer
@@ -95,3 +99,40 @@ async def test_a_bodiless_delete_needs_no_content_type_but_a_same_origin(
 ])
 def test_own_origin(scheme: str, host: str, origin: str) -> None:
     assert origin_of(scheme, host) == origin
+
+
+async def test_a_bearer_token_needs_no_origin(client: httpx.AsyncClient, runtime: Runtime,
+                                              db: SqliteDatabase) -> None:
+    """A script with OWNER_TOKEN as a bearer sends no Origin: no browser adds that header by
+    itself, so nothing is forged. The sign-in cookie still needs a same-origin request."""
+    configure(runtime, owner_token="s3cret-owner", local_owner=False)
+    request = client.build_request("POST", "/api/chat", content=CHAT,
+                                   headers={"content-type": "application/json",
+                                            **auth("s3cret-owner")})
+    del request.headers["origin"]
+    assert (await client.send(request)).status_code == 200
+    assert await stored(db) == 2
+    wrong = client.build_request("POST", "/api/chat", content=CHAT,
+                                 headers={"content-type": "application/json", **auth("guess")})
+    del wrong.headers["origin"]
+    assert (await client.send(wrong)).status_code == 403
+    as_text = client.build_request("POST", "/api/chat", content=CHAT,
+                                   headers={"content-type": "text/plain",
+                                            **auth("s3cret-owner")})
+    assert (await client.send(as_text)).status_code == 415  # still JSON only
+
+    signed_in = await client.post("/owner/login", data={"token": "s3cret-owner"})
+    assert signed_in.status_code == 303 and client.cookies.get(OWNER_COOKIE)
+    for headers in ({"origin": None}, {"origin": "http://evil.test"},
+                    {"origin": None, "sec-fetch-site": "cross-site"}):
+        cookie_only = client.build_request("POST", "/api/chat", content=CHAT,
+                                           headers={"content-type": "application/json"})
+        for name, value in headers.items():
+            if value is None:
+                del cookie_only.headers[name]
+            else:
+                cookie_only.headers[name] = value
+        response = await client.send(cookie_only)
+        assert response.status_code == 403, headers
+        assert response.json()["error"]["code"] in ("cross_origin_request", "origin_required")
+    assert await stored(db) == 2

@@ -86,9 +86,20 @@ async def test_unexpected_errors_say_nothing_of_their_cause(client: httpx.AsyncC
     ("jwt eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl was refused", "eyJzdWIi"),
     ("SYNC_TOKEN: abcdef", "abcdef"),
     ("cookie: mallory_owner=0123abcd", "0123abcd"),
+    ("GET /x?key=k-abc123 HTTP/1.1", "k-abc123"),
+    ("GET /x?a=1&sig=s-xyz789", "s-xyz789"),
+    ('{"signature": "sg-1122"}', "sg-1122"),
+    ("auth=a-qqq777", "a-qqq777"),
+    ("x-auth-token: at-3344", "at-3344"),
+    ("GET /api/search?source=all&q=my+diagnosis HTTP/1.1", "diagnosis"),
 ])
 def test_redaction(text: str, secret: str) -> None:
     assert secret not in redact(text)
+
+
+def test_search_text_is_kept_when_asked_for() -> None:
+    assert redact("GET /api/search?q=my+diagnosis&key=k1", memory=False) == \
+        "GET /api/search?q=my+diagnosis&key=***"
 
 
 def test_plain_words_survive_redaction() -> None:

@@ -109,6 +109,31 @@ async def test_owner_token_login_sets_a_strict_cookie(client: httpx.AsyncClient,
     assert (stale.status_code, stale.json()["error"]["code"]) == (403, "owner_token_wrong")
 
 
+async def test_an_unsigned_browser_is_sent_to_the_sign_in_page(client: httpx.AsyncClient,
+                                                               runtime: Runtime) -> None:
+    configure(runtime, owner_token="s3cret-owner", local_owner=False)
+    html = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path in ("/", "/index.html", "/?msg=m1"):
+        response = await client.get(path, headers=html)
+        assert (response.status_code, response.headers.get("location")) == \
+            (303, "/login.html"), path
+    assert (await client.get("/login.html", headers=html)).status_code == 200
+    # The API keeps its JSON 401, whatever the client accepts.
+    api = await client.get("/api/conversations", headers=html)
+    assert api.status_code == 401 and api.json()["error"]["code"] == "owner_login_required"
+    stale = await client.get("/", headers={**html, "cookie": "mallory_owner=old"})
+    assert stale.status_code == 303
+    # Signed in (cookie) or a bearer token: the web client itself.
+    assert (await client.get("/", headers={**html, **auth("s3cret-owner")})).status_code == 200
+    await client.post("/owner/login", data={"token": "s3cret-owner"})
+    page = await client.get("/", headers=html)
+    assert page.status_code == 200 and "<html" in page.text.lower()
+
+
+async def test_no_sign_in_redirect_outside_owner_token_mode(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/", headers={"accept": "text/html"})).status_code == 200
+
+
 async def test_login_refuses_cross_origin_and_non_form_posts(client: httpx.AsyncClient,
                                                              runtime: Runtime) -> None:
     configure(runtime, owner_token="s3cret-owner", local_owner=False)

@@ -7,7 +7,7 @@ import pytest
 
 from shared.api.errors import BadRequest, Forbidden, PayloadTooLarge, Unauthorized
 from shared.api.limits import MAX_OWNER_BODY_BYTES
-from tests.conftest import auth, batch, heartbeat, note
+from tests.conftest import LOCAL_OWNER, auth, batch, heartbeat, note
 from tests.worker.security.access_keys import ACCESS
 from worker.config import Settings
 from worker.security.paths import normalise_path
@@ -16,7 +16,7 @@ from worker.security.precheck import precheck_request
 HUB_SPELLINGS = ["/vault/sync", "/vault%2Fsync", "/vault%2fsync", "/%76ault/sync",
                  "/%2576ault/sync", "//vault//sync", "/api/../vault/sync", "/./vault/sync",
                  "/x/%2e%2e/vault/sync"]
-SETTINGS = Settings(sync_tokens=("t",), local_owner=True)
+SETTINGS = Settings(sync_tokens=("t",), **LOCAL_OWNER)
 
 
 @pytest.mark.parametrize("raw", HUB_SPELLINGS)

@@ -17,6 +17,7 @@ from tests.worker.security.conftest import WithEnv
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.security.ratelimit import EDGE_PERIOD_S, TokenBuckets, enforce
+from worker.security.signin_limit import ALL_CLIENTS_PER_MINUTE, PER_CLIENT_PER_MINUTE, client_of
 
 
 class FakeClock:
@@ -118,3 +119,73 @@ async def test_the_binding_through_the_app() -> None:
         response = await client.get("/api/search", params={"q": "x"},
                                     headers={"authorization": "Bearer o"})
     assert response.status_code == 429 and response.headers["retry-after"] == "60"
+
+
+def _sign_in_client(app: WithRuntime, address: str) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
+                             base_url=BASE_URL, headers={"origin": BASE_URL})
+
+
+async def _sign_in(client: httpx.AsyncClient, token: str) -> int:
+    return (await client.post("/owner/login", data={"token": token})).status_code
+
+
+async def test_a_strangers_wrong_sign_ins_do_not_lock_the_owner_out(
+        runtime: Runtime, fake_clock: FakeClock) -> None:
+    runtime.settings = replace(runtime.settings, owner_token="s3cret-owner", local_owner=False)
+    app = WithRuntime(create_app(clock=fake_clock), runtime)
+    async with _sign_in_client(app, "203.0.113.9") as stranger, \
+            _sign_in_client(app, "198.51.100.4") as owner:
+        codes = [await _sign_in(stranger, f"guess-{i}") for i in range(PER_CLIENT_PER_MINUTE + 2)]
+        assert codes == [303] * PER_CLIENT_PER_MINUTE + [429, 429]
+        refused = await stranger.post("/owner/login", data={"token": "s3cret-owner"})
+        assert refused.status_code == 429 and "this address" in refused.json()["error"]["message"]
+        right = await owner.post("/owner/login", data={"token": "s3cret-owner"})
+        assert right.status_code == 303 and right.headers["location"] == "/"
+        assert (await owner.get("/api/conversations")).status_code == 200
+
+
+async def test_distributed_guessing_is_bounded_but_a_known_browser_gets_through(
+        runtime: Runtime, fake_clock: FakeClock) -> None:
+    runtime.settings = replace(runtime.settings, owner_token="s3cret-owner", local_owner=False)
+    app = WithRuntime(create_app(clock=fake_clock), runtime)
+    async with _sign_in_client(app, "198.51.100.4") as owner:
+        assert await _sign_in(owner, "s3cret-owner") == 303  # the owner's browser, earlier
+        codes = []
+        for i in range(ALL_CLIENTS_PER_MINUTE + 5):  # one guess from each of many addresses
+            async with _sign_in_client(app, f"10.1.{i // 250}.{i % 250}") as guesser:
+                codes.append(await _sign_in(guesser, f"guess-{i}"))
+        assert codes.count(429) == 6  # the owner's sign-in took one from the shared bucket
+        async with _sign_in_client(app, "192.0.2.77") as newcomer:
+            late = await newcomer.post("/owner/login", data={"token": "s3cret-owner"})
+            assert late.status_code == 429 and int(late.headers["retry-after"]) >= 1
+        assert await _sign_in(owner, "s3cret-owner") == 303  # signed in here before
+        fake_clock.now += 60  # the shared bucket refills
+        async with _sign_in_client(app, "192.0.2.77") as newcomer:
+            assert await _sign_in(newcomer, "s3cret-owner") == 303
+
+
+async def test_at_the_edge_the_client_is_cf_connecting_ip(fake_clock: FakeClock) -> None:
+    """The Workers adapter gives no peer address; Cloudflare sets CF-Connecting-IP."""
+    env = SimpleNamespace(OWNER_TOKEN="o")
+    app = WithEnv(create_app(clock=fake_clock), env)  # type: ignore[arg-type]
+
+    class NoPeer:
+        async def __call__(self, scope: dict, receive, send) -> None:
+            await app({**scope, "client": None}, receive, send)
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=NoPeer()),
+                                 base_url=BASE_URL, headers={"origin": BASE_URL}) as client:
+        def post(ip: str, token: str):
+            return client.post("/owner/login", data={"token": token},
+                               headers={"cf-connecting-ip": ip})
+        for i in range(PER_CLIENT_PER_MINUTE):
+            assert (await post("203.0.113.9", f"g{i}")).status_code == 303
+        assert (await post("203.0.113.9", "o")).status_code == 429
+        assert (await post("198.51.100.4", "o")).status_code == 303
+
+
+def test_a_local_client_cannot_pick_its_address_with_the_edge_header() -> None:
+    assert client_of({"client": ("127.0.0.1", 1)}, {"cf-connecting-ip": "1.2.3.4"}) == \
+        "127.0.0.1"
+    assert client_of({"client": None}, {"cf-connecting-ip": " 1.2.3.4 "}) == "1.2.3.4"

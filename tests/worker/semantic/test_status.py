@@ -48,8 +48,30 @@ def test_current_vectors_count_as_indexed_and_the_rest_as_pending() -> None:
     health, notes = vector_health(rows(("notes", MODEL, 384, 30), ("messages", MODEL, 384, 8)),
                                   units=50, model=MODEL, dimensions=384)
     assert (health.indexed, health.pending, health.stale, health.model) == (38, 12, 0, MODEL)
-    assert notes == ["12 of 50 units have no vector yet: semantic recall misses them until "
-                     "indexing catches up"]
+    assert notes == []  # retrieval_status says how far behind indexing is
+
+
+def test_pending_units_say_indexing_is_behind_with_the_time_left_once_a_rate_is_known(
+        ) -> None:
+    parts = semantics()
+    counts = rows(("notes", MODEL, 384, 30), ("messages", MODEL, 384, 8))
+    before = retrieval_status("", RetrievalMode.HYBRID, parts, counts, units=50)
+    assert before.indexing is not None
+    assert (before.indexing.behind, before.indexing.pending, before.indexing.running,
+            before.indexing.rate_per_s, before.indexing.eta_s) == (True, 12, False, None, None)
+    assert before.notes == ["indexing is behind: 12 of 50 units have no vector yet "
+                            "(indexing is queued); semantic recall misses them until it "
+                            "catches up"]
+    parts.progress.record(units=100, seconds=50.0)  # 2 units/s
+    parts.progress.running += 1
+    during = retrieval_status("", RetrievalMode.HYBRID, parts, counts, units=50)
+    assert during.indexing is not None and during.indexing.eta_s == 6
+    assert during.notes == ["indexing is behind: 12 of 50 units have no vector yet "
+                            "(indexing is under way, about 6 s left at 2.0 units/s); semantic "
+                            "recall misses them until it catches up"]
+    done = retrieval_status("", RetrievalMode.HYBRID, parts,
+                            rows(("notes", MODEL, 384, 50)), units=50)
+    assert done.indexing is not None and not done.indexing.behind and done.notes == []
 
 
 def test_vectors_from_before_dimensions_were_recorded_are_current() -> None:

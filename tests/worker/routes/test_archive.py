@@ -1,0 +1,167 @@
+"""POST /api/import and GET /api/export over HTTP on real SQLite: imported turns are
+recalled and deep-linked like native ones, a repeat adds nothing, a bad file stores
+nothing, and an export imported into an empty Mallory gives the same recall."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import zipfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from local.server import WithRuntime
+from tests.conftest import BASE_URL, Clock, migrated_db
+from worker.app import create_app
+from worker.config import Runtime, Settings
+
+EXPORTS = Path(__file__).resolve().parents[2] / "fixtures" / "exports"
+QUESTIONS = ("gravel tyre pressure", "rye sourdough starter fridge", "tomato balcony pot",
+             "basil watering")
+
+
+async def post_file(client: httpx.AsyncClient, fmt: str, name: str, **params: str
+                    ) -> httpx.Response:
+    return await client.post("/api/import", params={"format": fmt, **params},
+                             content=(EXPORTS / name).read_bytes(),
+                             headers={"content-type": "application/json"})
+
+
+async def import_all(client: httpx.AsyncClient) -> list[dict]:
+    bodies = []
+    for fmt, name in (("chatgpt", "chatgpt_conversations.json"),
+                      ("claude", "claude_conversations.json"),
+                      ("openwebui", "openwebui_export.json")):
+        r = await post_file(client, fmt, name)
+        assert r.status_code == 200, r.text
+        bodies.append(r.json())
+    return bodies
+
+
+async def hit_ids(client: httpx.AsyncClient, q: str) -> list[str]:
+    r = await client.get("/api/search", params={"q": q, "source": "messages"})
+    assert r.status_code == 200, r.text
+    return [h["id"] for h in r.json()["hits"]]
+
+
+def table_counts(db: object) -> dict[str, int]:
+    conn: sqlite3.Connection = db.connection  # type: ignore[attr-defined]
+    return {t: conn.execute(f"SELECT count(*) AS n FROM {t}").fetchone()["n"]
+            for t in ("conversations", "messages", "conversation_units")}
+
+
+async def test_imported_turns_are_recalled_and_deep_linked(client: httpx.AsyncClient) -> None:
+    chatgpt, claude, openwebui = await import_all(client)
+    assert (chatgpt["conversations"], chatgpt["messages"], chatgpt["added"]) == (1, 4, 4)
+    assert [p["item"] for p in chatgpt["problems"]] == ["conversation 1",
+                                                        "conversation 2 ('Only empty turns')"]
+    assert (claude["added"], openwebui["added"]) == (2, 4)
+    for q in QUESTIONS:
+        assert await hit_ids(client, q), q
+    [first] = (await hit_ids(client, "sidewall 45 psi maximum"))[:1]
+    r = await client.get(f"/api/messages/{first}")
+    assert r.status_code == 200
+    message = r.json()
+    assert "45 psi" in message["message"]["content"]
+    convs = (await client.get("/api/conversations")).json()["conversations"]
+    titles = {c["title"] for c in convs}
+    assert {"Bike tyre pressure", "Sourdough starter schedule", "Balcony tomatoes"} <= titles
+    # timestamps are the export's, not the import's
+    page = (await client.get(f"/api/conversations/{message['message']['conversation_id']}"
+                             "/messages")).json()
+    assert min(m["created_at"] for m in page["messages"]) == "2026-01-01T00:00:01Z"
+
+
+async def test_chat_recalls_an_imported_exchange(client: httpx.AsyncClient) -> None:
+    await import_all(client)
+    r = await client.post("/api/chat", json={"content": "what tyre pressure did we settle on "
+                                             "for the 40 mm tubeless gravel tyres?"})
+    assert r.status_code == 200, r.text
+    assert r.json()["recall"]["injected"] >= 1
+
+
+async def test_importing_the_same_file_again_adds_nothing(client: httpx.AsyncClient,
+                                                          db: object) -> None:
+    await import_all(client)
+    before = table_counts(db)
+    again = await import_all(client)
+    assert [b["added"] for b in again] == [0, 0, 0]
+    assert [b["already_present"] for b in again] == [4, 2, 4]
+    assert table_counts(db) == before
+
+
+async def test_a_dry_run_stores_nothing(client: httpx.AsyncClient, db: object) -> None:
+    before = table_counts(db)
+    r = await post_file(client, "chatgpt", "chatgpt_conversations.json", dry_run="1")
+    assert r.status_code == 200 and r.json()["dry_run"] is True and r.json()["messages"] == 4
+    assert table_counts(db) == before
+
+
+@pytest.mark.parametrize(("fmt", "body", "status", "needle"), [
+    ("chatgpt", b'{"conversations": []}', 400, "JSON list of conversations"),
+    ("claude", b"[1, 2]", 422, "nothing in the file could be imported"),
+    ("gemini", b"[]", 400, "format must be one of"),
+    ("mallory", b"[]", 400, "mallory-export"),
+    ("openwebui", b"[{", 400, "JSON"),
+])
+async def test_bad_files_are_clear_4xx_and_store_nothing(client: httpx.AsyncClient, db: object,
+                                                        fmt: str, body: bytes, status: int,
+                                                        needle: str) -> None:
+    before = table_counts(db)
+    r = await client.post("/api/import", params={"format": fmt}, content=body,
+                          headers={"content-type": "application/json"})
+    assert r.status_code == status, r.text
+    assert needle.lower() in json.dumps(r.json()).lower()
+    assert table_counts(db) == before
+
+
+@pytest.fixture
+async def empty_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    database = await migrated_db()
+    app = WithRuntime(create_app(), Runtime(db=database, settings=settings, clock=Clock()))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE_URL,
+                                 headers={"origin": BASE_URL}) as c:
+        yield c
+    database.close()
+
+
+async def test_an_export_imported_into_an_empty_mallory_recalls_the_same(
+        client: httpx.AsyncClient, empty_client: httpx.AsyncClient) -> None:
+    await import_all(client)
+    r = await client.post("/api/chat", json={"content": "remind me how often to feed the rye "
+                                             "starter from the fridge"})
+    assert r.status_code == 200
+    exported = await client.get("/api/export")
+    assert exported.status_code == 200
+    doc = exported.json()
+    assert doc["format"] == "mallory-export" and doc["saved_memories"] == []
+    assert sum(len(c["messages"]) for c in doc["conversations"]) == 12
+    back = await empty_client.post("/api/import", params={"format": "mallory"},
+                                   content=exported.content,
+                                   headers={"content-type": "application/json"})
+    assert back.status_code == 200, back.text
+    assert back.json()["added"] == 12
+    for q in (*QUESTIONS, "rye starter fridge"):
+        assert await hit_ids(empty_client, q) == await hit_ids(client, q), q
+    assert (await empty_client.get("/api/export")).json()["conversations"] == \
+        doc["conversations"]
+
+
+async def test_the_zip_holds_the_json_and_a_markdown_file_per_conversation(
+        client: httpx.AsyncClient) -> None:
+    await import_all(client)
+    r = await client.get("/api/export", params={"as": "zip"})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(r.content)) as z:
+        names = z.namelist()
+        doc = json.loads(z.read("mallory-export.json"))
+        pages = [n for n in names if n.startswith("conversations/")]
+        assert len(pages) == len(doc["conversations"]) == 4
+        tyres = next(z.read(n).decode() for n in pages if "Bike tyre" in n)
+    assert tyres.startswith("# Bike tyre pressure")
+    assert "## You · 2026-01-01T00:00:01Z" in tyres and "## Mallory ·" in tyres
+    assert (await client.get("/api/export", params={"as": "pdf"})).status_code == 400

@@ -1,0 +1,47 @@
+"""A long chat message → the text automatic recall searches with (shared/text/salience.py),
+its words weighed by their IDF in the searched corpora (their fts5vocab tables, as the
+search planner reads them): a word the index holds in few documents is what recall can
+find, a word it does not hold cannot match at all."""
+
+from __future__ import annotations
+
+from shared.rank.policy import LONG_MESSAGE_SENTENCE_SHARE
+from shared.rank.scoring import idf
+from shared.text.salience import condense, content_stems
+from shared.text.tokenizer import MAX_QUERY_CHARS, normalize
+from worker.db import Database
+from worker.recall.corpora import CORPORA
+from worker.recall.plan import CORPUS_STATS_SQL, STATS_KEY, Planned, chunks, vocab_sql
+from worker.recall.run import run
+
+# The most distinct words looked up (a message at the 8,000-character chat limit holds
+# about 1,000): 12 lookups of 100 per corpus in one batch.
+MAX_LOOKUPS = 1_200
+
+
+async def salient_text(db: Database, text: str, text_is_stored: bool = True) -> str:
+    """`text` when it is within the query limit, else its salient sentences. With
+    `text_is_stored`, the message itself is in the messages corpus: it is discounted."""
+    if len(normalize(text)) <= MAX_QUERY_CHARS:
+        return text
+    stems = sorted(content_stems(text))[:MAX_LOOKUPS]
+    planned = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
+    for corpus in CORPORA:
+        for i, chunk in enumerate(chunks(stems)):
+            planned.append(Planned(("df", corpus.name, i), vocab_sql(corpus.vocab_table,
+                                                                     len(chunk)), chunk))
+    rows = await run(db, planned)
+    docs = {str(r["corpus"]): int(r["docs"]) for r in rows[STATS_KEY]}
+    own = 1 if text_is_stored else 0
+    weights: dict[str, float] = {}
+    for (step, corpus, _), found in rows.items():
+        if step != "df":
+            continue
+        self_count = own if corpus == "messages" else 0
+        n_docs = docs.get(corpus, 0) - self_count
+        for row in found:
+            df = int(row["doc"]) - self_count
+            if df > 0:
+                term = str(row["term"])
+                weights[term] = max(weights.get(term, 0.0), idf(n_docs, df))
+    return condense(text, weights, LONG_MESSAGE_SENTENCE_SHARE)
