@@ -3,8 +3,11 @@ of their sums over a bucket of queries (all, or one category), with bootstrap in
 
 Per-query figures (absent where the query does not back them):
 - answerable queries (non-empty judgments): ndcg@10, ndcg@5, mrr, recall@20, hit@3 of
-  explicit search; auto_hit (1 when a relevant doc is injected), injected_relevant;
+  explicit search, ndcg@10_pointer (hits credited by the document they link to);
+  auto_hit (1 when a relevant doc is injected), injected_relevant;
 - empty queries: auto_fp (1 when anything is injected);
+- answerable queries, where the system builds a block: block_hit, block_evidence of
+  n_relevant (the relevant documents any line of the block shows);
 - every query: n_injected; auto_waste when a Recall block was built (bench.waste);
 - queries with `canonical`: canonical_first_auto (the first injected hit holds a canonical
   doc), canonical_first_explicit (the top explicit hit does);
@@ -48,6 +51,9 @@ class Metric:
 METRICS = (
     Metric("ndcg@10", "ndcg@10"),
     Metric("ndcg@5", "ndcg@5"),
+    # Each hit credited with only the document it points at (its link), not the best one
+    # it holds: whether a deep link opens the turn that answers.
+    Metric("ndcg@10_pointer", "ndcg@10_pointer"),
     Metric("mrr", "mrr"),
     Metric("recall@20", "recall@20"),
     Metric("hit@3", "hit@3"),
@@ -56,6 +62,10 @@ METRICS = (
     # Of everything injected into answerable queries, the share that is relevant.
     Metric("auto_precision", "injected_relevant", "n_injected"),
     Metric("auto_waste", "auto_waste"),
+    # What the Recall block shows, every line of it (a hit's neighbouring turns too): 1
+    # when it shows a relevant document; of all relevant documents, the share it shows.
+    Metric("block_hit_rate", "block_hit"),
+    Metric("block_evidence_share", "block_evidence", "n_relevant"),
     Metric("canonical_first_auto", "canonical_first_auto"),
     Metric("canonical_first_explicit", "canonical_first_explicit"),
     Metric("contradiction_coverage", "contradiction_covered"),
@@ -75,6 +85,17 @@ class QueryRun:
     figures: dict[str, float]
 
 
+def pointed(hits: Sequence[Hit]) -> list[str]:
+    """The document each hit links to (its primary id), a repeat credited once."""
+    seen: set[str] = set()
+    out = []
+    for hit in hits:
+        doc = hit[0] if hit and hit[0] not in seen else ""
+        seen.add(doc)
+        out.append(doc)
+    return out
+
+
 def query_figures(q: Query, ranked: Sequence[Hit], injection: Injection) -> dict[str, float]:
     ranked = list(ranked[:SEARCH_DEPTH])
     run = credited(ranked, q.judgments)
@@ -84,12 +105,18 @@ def query_figures(q: Query, ranked: Sequence[Hit], injection: Injection) -> dict
         figures.update({
             "ndcg@10": ndcg_at(run, q.judgments, 10),
             "ndcg@5": ndcg_at(run, q.judgments, 5),
+            "ndcg@10_pointer": ndcg_at(pointed(ranked), q.judgments, 10),
             "mrr": reciprocal_rank(run, q.judgments, SEARCH_DEPTH),
             "recall@20": covered_recall_at(ranked, q.judgments, SEARCH_DEPTH),
             "hit@3": hit_at(run, q.judgments, 3),
             "auto_hit": float(any(q.judgments.get(d, 0) >= 1 for d in injected)),
             "injected_relevant": float(sum(q.judgments.get(d, 0) >= 1 for d in injected)),
         })
+        if injection.shown is not None:
+            relevant = {d for d, g in q.judgments.items() if g >= 1}
+            shown = relevant & set(injection.shown)
+            figures.update(block_hit=float(bool(shown)), block_evidence=float(len(shown)),
+                           n_relevant=float(len(relevant)))
     elif not q.irrelevant:
         figures["auto_fp"] = float(bool(injected))
     waste = context_waste(injection.block, injection.parents) if injection.block else None

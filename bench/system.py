@@ -21,12 +21,12 @@ from bench.evalset import doc_id
 from local.semantic.cache import CachedEmbedder
 from local.semantic.wiring import local_semantics, stack_installed
 from local.sqlite_db import SqliteDatabase
-from shared.block.envelope import EXCERPT_CHARS, build_recall_block
+from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.rank.candidate import Candidate
 from shared.rank.policy import EXPLICIT
-from shared.text.snippets import snip
 from worker.recall.automatic import Gated, gated, with_replies
 from worker.recall.explicit import search
+from worker.recall.neighbours import with_neighbours
 from worker.recall.retrieval_mode import DEFAULT_WITH_EMBEDDER, MODES, RetrievalMode
 from worker.semantic.indexer import index_pending
 from worker.semantic.semantics import Semantics
@@ -52,6 +52,9 @@ class Injection:
     hits: list[Hit]
     block: str = ""  # the Recall block; "" for a baseline, which builds none
     parents: tuple[str, ...] = ()  # the note or conversation of each hit, in block order
+    # Every document a line of the block shows (a hit's neighbouring turns too); None
+    # for a baseline, which builds no block.
+    shown: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,16 @@ async def injection(db: SqliteDatabase, found: Gated) -> Injection:
     """The Recall block of gated hits, built as automatic_recall builds it (replies
     attached, snippets cut, the block's budget applied); tests/bench/test_system.py holds
     the two to the same text."""
-    block, injected = build_recall_block(snip(await with_replies(db, found.hits),
-                                              found.query.terms, EXCERPT_CHARS))
+    hits = await with_neighbours(db, await with_replies(db, found.hits))
+    block, injected = build_recall_block(with_excerpts(hits, found.query.terms))
     cands = [i.candidate for i in injected]
-    return Injection([_hit(c) for c in cands], block, tuple(parent(c) for c in cands))
+    return Injection([_hit(c) for c in cands], block, tuple(parent(c) for c in cands),
+                     tuple(d for i in injected for d in shown(i)))
+
+
+def shown(item: Injected) -> Hit:
+    """The documents one block entry shows: its hit's, and the turns shown around it."""
+    return _hit(item.candidate) + tuple(doc_id("message", t) for t in item.shown_around)
 
 
 def _system(db: SqliteDatabase, now_ms: int, mode: RetrievalMode,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import replace
@@ -16,6 +17,8 @@ from worker.config import OwnerAuth, Runtime, Settings
 from worker.recall.corpora import VECTOR_CORPORA
 from worker.security.hosts import LOOPBACK_HOSTS, is_loopback_name, loopback_only
 from worker.semantic.scheduling import schedule_indexing
+
+log = logging.getLogger("mallory.semantic")
 
 DEV_VARS = Path(".dev.vars")
 
@@ -101,11 +104,28 @@ class WithRuntime:
         return wrapped
 
 
+def warm(embedder: Any) -> None:
+    """Load a local model before the server takes requests: loading MiniLM takes longer
+    than recall's semantic budget (worker/recall/modes.py, 0.3 s), so the first query
+    after start-up stepped down to lexical with semantic_timeout. An embedder behind an
+    endpoint has nothing to load; a model that cannot load is left to fail per request,
+    where recall steps down and says why."""
+    load = getattr(embedder, "load", None)
+    if load is None:
+        return
+    try:
+        load()
+    except Exception:
+        log.exception("the embedder could not be loaded at start-up")
+
+
 def local_runtime(db: SqliteDatabase, settings: Settings,
                   env: Mapping[str, str] | None = None) -> Runtime:
     """The Runtime of `mallory serve`: semantic recall when an embedder is set up."""
     semantics, problem = (None, None) if settings.lexical_only else semantics_or_problem(
         db, env if env is not None else local_env())
+    if semantics is not None:
+        warm(semantics.embedder)
     return Runtime(db=db, settings=settings, semantics=semantics,
                    schedule=SerialScheduler() if semantics else None,
                    semantic_problem=problem)

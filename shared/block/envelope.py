@@ -12,12 +12,14 @@ Hit text cannot break out or pass for structure:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from shared.block.citations import shorten
 from shared.knowledge.labels import block_standing, standing_label
 from shared.rank.candidate import Candidate
+from shared.text.sanitiser import Term
+from shared.text.snippets import snip
 
 OPEN = "<recall>"
 CLOSE = "</recall>"
@@ -31,6 +33,11 @@ INDENT = "    "
 EXCERPT_LEAD = "excerpt: "
 REPLY_LEAD = "Mallory's reply to it: "
 ASKED_LEAD = "in answer to the owner: "
+# The turns around a conversation hit (worker/recall/neighbours.py).
+AROUND_LEADS = {(True, "user"): "just before, the owner: ",
+                (True, "assistant"): "just before, Mallory: ",
+                (False, "user"): "just after, the owner: ",
+                (False, "assistant"): "just after, Mallory: "}
 QUOTE_OPEN, QUOTE_CLOSE = "«", "»"
 
 # The block's whole text stays within this many characters (about 750 tokens).
@@ -39,6 +46,11 @@ BLOCK_CHAR_BUDGET = 3_000
 EXCERPT_CHARS = 360
 # A hit is not worth injecting with less room than this for its excerpt.
 MIN_EXCERPT_CHARS = 60
+# A turn shown around a conversation hit is at most this long.
+AROUND_CHARS = 240
+# The hits the block is sized for: automatic recall's most (shared.rank.policy
+# AUTOMATIC.max_hits, pinned by tests/shared/block/test_around.py).
+BLOCK_HITS = 3
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,15 @@ class Injected:
     excerpt: str
     # What the footer says of its standing ("deprecated — superseded by [2]"; "" if nothing).
     standing: str = ""
+    shown_around: tuple[str, ...] = ()  # the ids of the turns around it the block shows
+
+
+def excerpt_chars(hits: int) -> int:
+    """How long a note's excerpt may be when `hits` hits share the block: EXCERPT_CHARS
+    with BLOCK_HITS of them, plus the room the missing ones would have taken with fewer
+    (one injected note is not cut at 360 characters mid-instruction)."""
+    free = BLOCK_CHAR_BUDGET - len(OPEN) - len(PREAMBLE) - len(CLOSE)
+    return EXCERPT_CHARS + max(free // max(hits, 1) - free // BLOCK_HITS, 0)
 
 
 def neutralise(text: str) -> str:
@@ -62,6 +83,14 @@ def _quoted(lead: str, text: str) -> str:
 
 def _date(timestamp_ms: int) -> str:
     return datetime.fromtimestamp(timestamp_ms / 1000, UTC).strftime("%Y-%m-%d")
+
+
+def with_excerpts(candidates: Sequence[Candidate], terms: Sequence[Term]) -> list[Candidate]:
+    """The hits with their snippets cut around the query's words as the block quotes
+    them: a note's at `excerpt_chars` for this many hits, a message's at EXCERPT_CHARS."""
+    notes = excerpt_chars(len(candidates))
+    return [snip([c], terms, notes if c.kind == "note" else EXCERPT_CHARS)[0]
+            for c in candidates]
 
 
 def _label(cand: Candidate) -> str:
@@ -86,28 +115,48 @@ def _line_cost(lead: str, text: str) -> int:
 def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
     lines = [OPEN, PREAMBLE]
     used = len(OPEN) + len(PREAMBLE) + len(CLOSE) + 2
+    entries: list[list[str]] = []
     injected: list[Injected] = []
     overhead = _line_cost(EXCERPT_LEAD, "")
     numbers = _numbers(candidates)
+    note_chars = excerpt_chars(len(candidates))
     for cand in candidates:
         n = len(injected) + 1
         header = _header(n, cand, numbers)
         room = BLOCK_CHAR_BUDGET - used - len(header) - 1 - overhead
         if room < MIN_EXCERPT_CHARS:
             break
-        excerpt = shorten(neutralise(cand.snippet or cand.text), min(EXCERPT_CHARS, room))
-        lines += [header, _quoted(EXCERPT_LEAD, excerpt)]
+        limit = note_chars if cand.kind == "note" else EXCERPT_CHARS
+        excerpt = shorten(neutralise(cand.snippet or cand.text), min(limit, room))
+        entry = [header, _quoted(EXCERPT_LEAD, excerpt)]
         used += len(header) + 1 + _line_cost(EXCERPT_LEAD, excerpt)
         for lead, text in ((ASKED_LEAD, cand.asked), (REPLY_LEAD, cand.reply)):
             room = BLOCK_CHAR_BUDGET - used - _line_cost(lead, "")
             if text and room >= MIN_EXCERPT_CHARS:
                 quoted = shorten(neutralise(text), min(EXCERPT_CHARS, room))
-                lines.append(_quoted(lead, quoted))
+                entry.append(_quoted(lead, quoted))
                 used += _line_cost(lead, quoted)
+        entries.append(entry)
         injected.append(Injected(n=n, candidate=cand, excerpt=excerpt,
                                  standing=standing_label(cand, numbers)))
     if not injected:
         return "", []
+    # The turns around conversation hits take what room the hits left, best hit first.
+    for i, item in enumerate(injected):
+        shown = []
+        for turn in item.candidate.around:
+            lead = AROUND_LEADS[(turn.before, turn.role)]
+            room = BLOCK_CHAR_BUDGET - used - _line_cost(lead, "")
+            if room < MIN_EXCERPT_CHARS or not turn.text.strip():
+                continue
+            quoted = shorten(neutralise(turn.text), min(AROUND_CHARS, room))
+            entries[i].append(_quoted(lead, quoted))
+            used += _line_cost(lead, quoted)
+            shown.append(turn.id)
+        if shown:
+            injected[i] = replace(item, shown_around=tuple(shown))
+    for entry in entries:
+        lines += entry
     lines.append(CLOSE)
     return "\n".join(lines), injected
 

@@ -27,6 +27,16 @@ class Link:
 
 
 @dataclass(frozen=True, slots=True)
+class Turn:
+    """A message next to a conversation hit's unit, shown with it in the Recall block."""
+
+    id: str
+    role: Role
+    text: str
+    before: bool  # it comes before the unit (else after it)
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
     kind: Kind
     id: str  # a note's path in its vault, a message's id
@@ -52,11 +62,17 @@ class Candidate:
     role: Role | None = None
     reply: str | None = None  # Mallory's reply to a recalled owner message
     asked: str | None = None  # the owner's question a recalled reply of Mallory's answers
+    # The turns around a recalled conversation unit, in conversation order
+    # (worker/recall/neighbours.py).
+    around: tuple[Turn, ...] = ()
     # Every stored item this unit holds (a conversation unit: its question and its reply),
     # the primary `id` first.
     covers: tuple[str, ...] = ()
     unit: str = ""
     cosine: float | None = None  # similarity of the query's embedding (semantic recall)
+    # No vector of the current model yet (written moments ago, still being embedded):
+    # the lexical evidence is all there is, and it is judged as such (worker/recall/modes.py).
+    pending: bool = False
     lexical_rank: int | None = None  # 1-based rank in the lexical list, if in it
     vector_rank: int | None = None  # 1-based rank in the vector list, if in it
     fused: float | None = None  # reciprocal-rank fusion of the lists (shared.rank.fusion)

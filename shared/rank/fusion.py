@@ -56,7 +56,10 @@ def fuse(lexical: Sequence[Candidate], vector: Sequence[Candidate]) -> list[Cand
             by_unit[cand.unit] = cand
         elif known.vector_rank is None:
             by_unit[cand.unit] = replace(known, cosine=cand.cosine, vector_rank=cand.vector_rank)
-    return [replace(c, fused=reciprocal(c.lexical_rank) + reciprocal(c.vector_rank))
+    # A unit still being embedded (`pending`) has no vector rank to lack: its lexical
+    # rank stands for both.
+    return [replace(c, fused=reciprocal(c.lexical_rank) + reciprocal(
+        c.lexical_rank if c.pending and c.vector_rank is None else c.vector_rank))
             for c in by_unit.values()]
 
 
@@ -76,10 +79,12 @@ def blend(lexical: Sequence[Candidate], vector: Sequence[Candidate],
           weight: float = VECTOR_WEIGHT) -> list[Candidate]:
     """One candidate per unit (as `fuse`), its fused score (1 − weight)·lexical + weight·
     vector, each side scaled over its own list; the lexical side is the BM25 relevance
-    divided by the list's best (0 .. 1), so a unit one list lacks scores 0 there."""
+    divided by the list's best (0 .. 1), so a unit one list lacks scores 0 there; a unit
+    still being embedded (`pending`) scores its lexical side on both."""
     units = fuse(lexical, vector)
     best = max((c.relevance for c in lexical), default=0.0)
     lex = {c.unit: c.relevance / best for c in lexical} if best > 0 else {}
     vec = _scaled({c.unit: c.cosine for c in vector if c.cosine is not None})
-    return [replace(c, fused=(1 - weight) * lex.get(c.unit, 0.0) + weight * vec.get(c.unit, 0.0))
+    return [replace(c, fused=(1 - weight) * lex.get(c.unit, 0.0) + weight * (
+        lex.get(c.unit, 0.0) if c.pending and c.unit not in vec else vec.get(c.unit, 0.0)))
             for c in units]

@@ -173,7 +173,9 @@ def passes(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> bool
     if bar is None:
         return cand.relevance >= policy.min_relevance
     if cand.cosine is None:
-        return cand.relevance >= max(policy.lexical_only_relevance, policy.min_relevance)
+        # A unit still being embedded is judged as the lexical gate would judge it.
+        return cand.relevance >= (policy.min_relevance if cand.pending else
+                                  max(policy.lexical_only_relevance, policy.min_relevance))
     return cand.cosine >= bar.accept or (cand.cosine >= bar.support
                                          and cand.relevance >= policy.min_relevance)
 

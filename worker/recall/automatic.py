@@ -12,7 +12,7 @@ from typing import Any
 
 from shared.api.errors import QueryTooLong
 from shared.block.citations import strip_citations
-from shared.block.envelope import EXCERPT_CHARS, Injected, build_recall_block
+from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
 from shared.rank.feedback import query_hash
@@ -28,12 +28,13 @@ from shared.rank.policy import (
 from shared.text.dialogue import dialogue_act
 from shared.text.matcher import matched_terms, with_terms
 from shared.text.sanitiser import Mode, SearchQuery, build_query
-from shared.text.snippets import snip
 from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
+from worker.recall.echoes import without_echoes
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
 from worker.recall.modes import Retrieved, retrieve
+from worker.recall.neighbours import with_neighbours
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.salience import salient_text
 from worker.recall.timeframe import TimeScope, scope_of, within
@@ -101,7 +102,8 @@ async def candidates(db: Database, text: str, now_ms: int, *,
         found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)
     else:
         found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    judged = await apply_feedback(db, found.candidates, now_ms, suppress_for=query_hash(text))
+    judged = await apply_feedback(db, await without_echoes(db, found.candidates), now_ms,
+                                  suppress_for=query_hash(text))
     scored = stand(judged, query, policy.standing)
     return replace(found, candidates=scored), act
 
@@ -195,9 +197,9 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
         return Recall(error="recall_failed")
     hits = found.hits
     try:
-        hits = await with_replies(db, hits)
-    except Exception:  # the replies are a bonus: recall what we have
-        log.exception("could not load replies for recalled messages")
-    block, injected = build_recall_block(snip(hits, found.query.terms, EXCERPT_CHARS))
+        hits = await with_neighbours(db, await with_replies(db, hits))
+    except Exception:  # the replies and turns around are a bonus: recall what we have
+        log.exception("could not load replies or turns around recalled messages")
+    block, injected = build_recall_block(with_excerpts(hits, found.query.terms))
     return Recall(block=block, injected=injected, mode=found.mode, fallback=found.fallback,
                   skipped=found.skipped, time=found.time)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from shared.api.sync_payload import PATH_SEPARATOR
@@ -18,8 +18,8 @@ from shared.block.citations import message_href, note_href, shorten
 from shared.knowledge.roles import MESSAGE_ROLE, normal_status, role_of
 from shared.rank.candidate import Candidate, Kind
 from shared.text.block_ids import best_block
-from shared.text.matcher import matched_terms
 from shared.text.sanitiser import Term
+from shared.text.turns import Speaker, points_at_reply
 from worker.db.port import Value
 from worker.recall.filters import Filters
 from worker.semantic import units as vectors
@@ -62,7 +62,8 @@ class Corpus:
     rows_params: Callable[[Sequence[tuple[int, bool]], Filters], tuple[Value, ...] | None]
     to_candidate: Callable[[Row, Scoring], Candidate]
     # What a row's candidate matches the query's terms on: its text, then its fields'
-    # values (the candidate's `text` and `fields`), read before the candidate is made.
+    # values (the candidate's `text` and `fields`; a conversation unit's two turns), read
+    # before the candidate is made.
     match_texts: Callable[[Row, Sequence[Term]], tuple[str, ...]]
     # The keys of the documents a candidate holds, as the feedback store names them
     # (worker/store/feedback.py JUDGMENTS_SQL `doc`), and what that store binds to find them.
@@ -93,6 +94,9 @@ class Scoring:
     timestamp_ms: int
     group: str  # the row's value of its corpus's group column
     terms: Sequence[Term]  # the query's terms, as searched
+    # Each query term's IDF in this corpus (FTS form → IDF); a term absent weighs 1.
+    idf: Mapping[str, float] = field(default_factory=dict)
+    asks: Speaker | None = None  # the speaker the query asks about (shared/text/turns.py)
 
 
 def _note_fields(row: Row) -> tuple[tuple[str, str], ...]:
@@ -125,22 +129,26 @@ def _note(row: Row, s: Scoring) -> Candidate:
         status=normal_status(row["status"]), related=bool(row["related"]))
 
 
-def _on_answer(row: Row, terms: Sequence[Term]) -> bool:
-    """A unit is Mallory's reply whenever the reply matches any query term ("how did you
-    say I should clean X" wants the method, not the old question)."""
-    return bool(row["answer_id"]) and (
-        not row["question_id"] or bool(matched_terms(terms, [str(row["answer"] or "")])))
+def _on_answer(row: Row, s: Scoring) -> bool:
+    """Whether a unit points at Mallory's reply (shared/text/turns.py), or at the owner's
+    message."""
+    if not row["answer_id"]:
+        return False
+    if not row["question_id"]:
+        return True
+    return points_at_reply(str(row["question"] or ""), str(row["answer"] or ""), s.terms,
+                           s.idf, s.asks)
 
 
 def _unit_texts(row: Row, terms: Sequence[Term]) -> tuple[str, ...]:
-    return (str(row["answer" if _on_answer(row, terms) else "question"] or ""),)
+    return (str(row["question"] or ""), str(row["answer"] or ""))
 
 
 def _unit(row: Row, s: Scoring) -> Candidate:
-    """A conversation unit as the message the owner wants back: Mallory's reply when it
-    matches (`_on_answer`), else the owner's question with the reply attached."""
+    """A conversation unit as the message the owner wants back: the turn that best
+    matches the query (`_on_answer`), with its partner attached."""
     question, answer = str(row["question"] or ""), str(row["answer"] or "")
-    on_answer = _on_answer(row, s.terms)
+    on_answer = _on_answer(row, s)
     focus = str(row["answer_id"] if on_answer else row["question_id"])
     other = row["question_id"] if on_answer else row["answer_id"]
     return Candidate(

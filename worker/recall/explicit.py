@@ -12,6 +12,7 @@ from shared.text.matcher import with_terms
 from shared.text.sanitiser import Mode, SearchQuery, Term, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
+from worker.recall.echoes import behind_echoes
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters, SourceFilter
 from worker.recall.modes import Retrieved, retrieve
@@ -34,7 +35,7 @@ class ExplicitResult:
 async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: RecallPolicy,
                   limit: int, time: TimeScope | None, now_ms: int) -> ExplicitResult:
     judged = await apply_feedback(db, found.candidates, now_ms)
-    ranked = stand(judged, query, policy.standing)
+    ranked = await behind_echoes(db, stand(judged, query, policy.standing))
     hits = with_terms(select(ranked, policy, limit), found.query.terms)
     return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
                           corrections=found.corrections, mode=found.mode,

@@ -10,6 +10,7 @@ from shared.rank.candidate import Candidate
 from shared.rank.scoring import idf, recency_boost, relevance, term_df
 from shared.text.matcher import matched_terms
 from shared.text.sanitiser import SearchQuery
+from shared.text.turns import addressed
 from worker.db import Database
 from worker.recall import typo
 from worker.recall.corpora import CORPORA, Corpus, Row, Scoring
@@ -130,6 +131,8 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
     a note with relations is always built: the gate's bundles take a retrieved partner's
     candidate (worker/recall/together.py)."""
     limits = ceilings(query, found.stats)
+    weights = term_idfs(query, found.stats)
+    asks = addressed(query.text)
     scored = []
     for corpus in corpora:
         key = hits_key(corpus)
@@ -137,6 +140,7 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
             continue
         ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
         most = _most_correction(query, found, corpus) if filters else 1.0
+        idf = weights.get(corpus.name, {})
         for row in found.rows[key]:
             ts = int(row[corpus.timestamp_column])
             boost = recency_boost(ts, now_ms)
@@ -146,7 +150,7 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
                 continue
             scored.append(corpus.to_candidate(row, Scoring(
                 _corrected(base, row, query, found, corpus), boost, ts,
-                str(row[corpus.group_column]), query.terms)))
+                str(row[corpus.group_column]), query.terms, idf, asks)))
     return scored
 
 

@@ -87,6 +87,21 @@ def _uncertain(query: SearchQuery, fused: Sequence[Candidate]) -> bool:
     return bool(words) and words[0].strip("¿?,.") in QUESTION_WORDS
 
 
+async def _lexical_marked(db: Database, sem: Semantics, query: SearchQuery,
+                          filters: Filters, now_ms: int) -> lexical.LexicalResult:
+    """The lexical list, its units without a vector of the current model marked
+    `pending`: a message of the last turn may still be being embedded (waitUntil at the
+    edge, the background task locally, and Vectorize shows a write only seconds later).
+    Such a unit is ranked and gated on its lexical evidence alone, so what the owner just
+    said is recallable from the next turn on in every mode (shared.rank.fusion,
+    shared.rank.policy.passes)."""
+    found = await lexical.retrieve(db, query, filters, now_ms)
+    units = [c.unit for c in found.candidates]
+    have = await vector.embedded(db, units, sem.embedder.model)
+    return replace(found, candidates=[c if c.unit in have else replace(c, pending=True)
+                                      for c in found.candidates])
+
+
 async def _semantic(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
                     now_ms: int) -> list[Candidate]:
     return await asyncio.wait_for(vector.retrieve(db, sem, query, filters, now_ms),
@@ -127,7 +142,7 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
         return Retrieved(found.query, found.candidates, dict(found.corrections),
                          RetrievalMode.LEXICAL, fallback, found.idf, found.docs)
     lex_result, semantic = await asyncio.gather(
-        lexical.retrieve(db, query, filters, now_ms),
+        _lexical_marked(db, sem, query, filters, now_ms),
         _semantic(db, sem, query, filters, now_ms), return_exceptions=True)
     if isinstance(lex_result, BaseException):
         raise lex_result

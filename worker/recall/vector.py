@@ -8,12 +8,14 @@ its note or message is gone resolves to nothing.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import recency_boost
 from shared.text.sanitiser import SearchQuery
+from shared.text.turns import addressed
 from worker.db import Database
 from worker.recall.corpora import CORPORA, Scoring
 from worker.recall.filters import Filters
@@ -30,6 +32,20 @@ async def _query(sem: Semantics, vector: Sequence[float], corpus: VectorCorpus,
                  filters: Filters) -> list[VectorMatch]:
     wanted = VectorFilter(kind=corpus.kind, vault=filters.vault if corpus.by_vault else None)
     return await sem.index.query(vector, VECTOR_TOP_K, wanted)
+
+
+# Which of the units (?1 JSON array of unit ids) have a vector of model ?2.
+EMBEDDED_SQL = """
+SELECT unit_id FROM vector_units
+WHERE model = ?2 AND unit_id IN (SELECT value FROM json_each(?1))
+"""
+
+
+async def embedded(db: Database, units: Sequence[str], model: str) -> set[str]:
+    if not units:
+        return set()
+    rows = (await db.prepare(EMBEDDED_SQL).bind(json.dumps(list(units)), model).all()).results
+    return {str(r["unit_id"]) for r in rows}
 
 
 async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
@@ -51,11 +67,12 @@ async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Fi
                                                                              strict=True)]
     results = await db.batch(statements)
     candidates = []
+    asks = addressed(query.text)
     for (record, _), result in zip(corpora, results, strict=True):
         for row in result.results:
             ts = int(row[record.timestamp_column])
             cand = record.to_candidate(row, Scoring(0.0, recency_boost(ts, now_ms), ts,
                                                     str(row[record.group_column]),
-                                                    query.terms))
+                                                    query.terms, asks=asks))
             candidates.append(replace(cand, cosine=scores.get(str(row["vector_id"]), 0.0)))
     return candidates

@@ -18,6 +18,7 @@ from shared.api.limits import MAX_SAFE_INTEGER
 from shared.api.wire import Source
 from shared.block.citations import shorten, with_vault
 from shared.rank.candidate import Role
+from shared.rank.echoes import Shown
 from shared.rank.feedback import Judgment
 from worker.db import Database, Statement
 from worker.store.units import unit_statements
@@ -78,6 +79,35 @@ FROM messages AS q
 JOIN messages AS a ON a.conversation_id = q.conversation_id AND a.seq = q.seq + 1
 WHERE q.id IN (SELECT value FROM json_each(?)) AND a.role = 'assistant'
   AND a.withdrawn_at IS NULL
+"""
+
+
+# The messages within reach of each given one (?1: JSON [[hit, message id, reach], ...]),
+# withdrawn answers left out, with the seq of the message they are around (`anchor`).
+TURNS_AROUND_SQL = """
+SELECT json_extract(j.value, '$[0]') AS hit, n.id, n.role, n.content, n.seq,
+       m.seq AS anchor
+FROM json_each(?1) AS j
+JOIN messages AS m ON m.id = json_extract(j.value, '$[1]')
+JOIN messages AS n ON n.conversation_id = m.conversation_id
+  AND n.seq BETWEEN m.seq - json_extract(j.value, '$[2]')
+                AND m.seq + json_extract(j.value, '$[2]')
+WHERE n.withdrawn_at IS NULL
+"""
+
+
+# What each given answer (?1: JSON ids) was shown: the notes it was given (their group,
+# vid:path, and the excerpt) and the past messages it quoted (their text).
+SHOWN_TO_SQL = """
+SELECT m.id AS answer_id, c.vid || ':' || c.path AS note, c.excerpt AS text
+FROM messages AS m JOIN message_citations AS c ON c.message_rid = m.rid
+WHERE m.id IN (SELECT value FROM json_each(?1))
+UNION ALL
+SELECT m.id, NULL, q.content
+FROM messages AS m
+JOIN message_quotes AS x ON x.message_rid = m.rid
+JOIN messages AS q ON q.rid = x.quoted_rid
+WHERE m.id IN (SELECT value FROM json_each(?1))
 """
 
 
@@ -196,6 +226,26 @@ async def replies_to(db: Database, message_ids: list[str]) -> dict[str, str]:
     """Mallory's reply to each of the given owner messages, where there is one."""
     rows = (await db.prepare(REPLIES_SQL).bind(json.dumps(message_ids)).all()).results
     return {str(r["question_id"]): str(r["reply"]) for r in rows}
+
+
+async def turns_around(db: Database, wanted: Sequence[tuple[str, str, int]]
+                       ) -> list[dict[str, Any]]:
+    """The messages within `reach` turns of each (hit, message id, reach)."""
+    rows = (await db.prepare(TURNS_AROUND_SQL).bind(json.dumps(list(wanted))).all()).results
+    return list(rows)
+
+
+async def shown_to(db: Database, answer_ids: Sequence[str]) -> dict[str, Shown]:
+    """What each answer was shown (answers shown nothing are absent)."""
+    rows = (await db.prepare(SHOWN_TO_SQL).bind(json.dumps(list(answer_ids))).all()).results
+    notes: dict[str, set[str]] = {}
+    texts: dict[str, list[str]] = {}
+    for r in rows:
+        key = str(r["answer_id"])
+        texts.setdefault(key, []).append(str(r["text"] or ""))
+        if r["note"] is not None:
+            notes.setdefault(key, set()).add(str(r["note"]))
+    return {k: Shown(frozenset(notes.get(k, ())), tuple(v)) for k, v in texts.items()}
 
 
 async def rename_conversation(db: Database, conversation_id: str, title: str

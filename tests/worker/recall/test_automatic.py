@@ -32,7 +32,8 @@ async def test_the_message_being_answered_and_recent_turns_are_not_recalled(
     assert recall.error is None
 
 
-async def test_owner_questions_come_with_mallorys_reply(db: SqliteDatabase) -> None:
+async def test_an_owner_question_points_at_the_reply_that_answers_it(db: SqliteDatabase
+                                                                    ) -> None:
     await chats.create_conversation(db, "eyes", NOW_MS - 40 * DAY_MS, "c")
     await chats.append_message(db, "c", "user", "how do I rest my eyes from screens?",
                                NOW_MS - 40 * DAY_MS, message_id="q")
@@ -40,9 +41,10 @@ async def test_owner_questions_come_with_mallorys_reply(db: SqliteDatabase) -> N
                                NOW_MS - 40 * DAY_MS + 5, message_id="a")
     recall = await automatic_recall(db, "how should I rest my eyes from screens", NOW_MS,
                                     message_id="new", conversation_id="other")
-    question = next(i.candidate for i in recall.injected if i.candidate.id == "q")
-    assert question.reply == "Use the 20-20-20 rule."
-    assert "20-20-20" in recall.block
+    [hit] = [i.candidate for i in recall.injected]
+    assert (hit.id, hit.role, hit.href) == ("a", "assistant", "/?msg=a")
+    assert hit.asked == "how do I rest my eyes from screens?"
+    assert "20-20-20" in recall.block and "rest my eyes" in recall.block
 
 
 async def test_a_database_failure_is_no_recall_with_a_code(db: SqliteDatabase) -> None:

@@ -10,7 +10,7 @@ import pytest
 import respx
 
 from local.sqlite_db import SqliteDatabase
-from shared.block.envelope import CLOSE, OPEN, REPLY_LEAD
+from shared.block.envelope import AROUND_LEADS, ASKED_LEAD, CLOSE, EXCERPT_LEAD, OPEN
 from shared.text.tokenizer import MAX_QUERY_CHARS
 from tests.conftest import DAY_MS, NOW_MS, note, sync
 from worker.config import Runtime
@@ -300,7 +300,10 @@ async def test_recalled_question_brings_its_answer_to_the_model(
     route = openai.post(MODEL_URL).mock(return_value=openai_answer("As I said [1]."))
     await chat(client, "remind me how to protect my eyes from screen strain")
     user_turn = json.loads(route.calls.last.request.content)["messages"][-1]["content"]
-    assert f"{REPLY_LEAD}«Use the 20-20-20 rule" in user_turn
+    # The reply answers the question the query repeats: the hit is the reply, with the
+    # question it answered beside it.
+    assert f"{EXCERPT_LEAD}«Use the 20-20-20 rule" in user_turn
+    assert f"{ASKED_LEAD}«how do I protect my eyes from screen strain?»" in user_turn
 
 
 async def test_a_typo_in_a_chat_message_still_recalls(client: httpx.AsyncClient) -> None:
@@ -343,3 +346,21 @@ async def test_owner_timezone_wins_and_a_bad_client_zone_falls_back(
     body = (await chat(client, "notes from yesterday",
                        context={"timezone": "Pacific/Auckland"})).json()
     assert body["recall"]["time"]["timezone"] == "Europe/Rome"
+
+
+async def test_a_recalled_exchange_brings_the_owners_answer_from_the_next_turn(
+        client: httpx.AsyncClient, openai, db: SqliteDatabase) -> None:
+    """Mallory's question and the owner's answer to it land in different units: the hit
+    on the question shows the answer as the turn just after it."""
+    await chats.create_conversation(db, "shed", NOW_MS - 40 * DAY_MS, "old")
+    for i, (role, text) in enumerate([
+            ("user", "I repainted the shed door this weekend."),
+            ("assistant", "Nice! Which colour did you pick for the shed door?"),
+            ("user", "Sage green, two coats."),
+            ("assistant", "Lovely choice.")]):
+        await chats.append_message(db, "old", role, text, NOW_MS - 40 * DAY_MS + i,
+                                   message_id=f"m{i}")
+    route = openai.post(MODEL_URL).mock(return_value=openai_answer("Sage green [1]."))
+    await chat(client, "what colour did I paint the shed door?")
+    user_turn = json.loads(route.calls.last.request.content)["messages"][-1]["content"]
+    assert f"{AROUND_LEADS[(False, 'user')]}«Sage green, two coats.»" in user_turn

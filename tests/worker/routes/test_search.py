@@ -124,6 +124,24 @@ async def test_an_unknown_tz_is_a_400(client: httpx.AsyncClient) -> None:
     assert "tz must be an IANA time zone" in response.json()["error"]["message"]
 
 
+async def test_a_conversation_hit_links_the_turn_that_holds_the_query_not_a_greeting(
+        client: httpx.AsyncClient, db: SqliteDatabase) -> None:
+    await chats.create_conversation(db, "catch-up", NOW_MS - DAY_MS, "c")
+    for i, (owner, reply) in enumerate([
+            ("I went to the LGBTQ support group yesterday. It was so powerful.",
+             "Hey Caroline! Great to hear from you."),
+            ("Work has been busy lately.", "Caroline, take care of yourself."),
+            ("Painting again this weekend.", "Nice one, Caroline!"),
+            ("The garden needs weeding.", "Caroline, I can help on Sunday.")]):
+        await chats.append_message(db, "c", "user", owner, NOW_MS - DAY_MS + 2 * i,
+                                   message_id=f"q{i}")
+        await chats.append_message(db, "c", "assistant", reply, NOW_MS - DAY_MS + 2 * i + 1,
+                                   message_id=f"a{i}")
+    hits = (await client.get("/api/search", params={"q": "Caroline support group",
+                                                    "source": "messages"})).json()["hits"]
+    assert hits[0]["href"] == "/?msg=q0"
+
+
 async def test_a_request_may_name_its_mode_and_a_mode_it_cannot_have_is_400(
         client: httpx.AsyncClient) -> None:
     await sync(client, note("Travel/Iceland.md", "Crampons at the glacier car park."))

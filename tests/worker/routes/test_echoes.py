@@ -1,0 +1,85 @@
+"""No echoes, over HTTP through the app on real SQLite with the offline responder: the
+same questions asked three times cite the same notes each round (their earlier answers
+quoted those notes and add nothing to them), and once a note is deleted the earlier
+question is not recalled as if it were a memory."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.conftest import LOCAL_OWNER, NOW_MS, TOKEN, note, sync
+from worker.config import Settings
+
+NOTES = (
+    note("Work/Kubernetes upgrade.md", "Priya owns the kubernetes upgrade to 1.31; the "
+         "staging cluster goes first, production the week after.", title="Kubernetes upgrade"),
+    note("Home/Gym.md", "Gym locker combination: 4-17-22. Locker 112, second row.",
+         title="Gym"),
+    note("Home/Bike.md", "The bike lock code is 0815; the spare lock key hangs by the door.",
+         title="Bike"),
+    note("Home/Boiler.md", "The boiler service is due every October; call Marco on "
+         "07700 900123.", title="Boiler"),
+    note("Garden/Roses.md", "Prune the roses in late winter, just above an outward bud.",
+         title="Roses"),
+    note("Travel/Passport.md", "Passport number ends 4471 and expires in March 2029.",
+         title="Passport"),
+    note("Cars/Service.md", "The car service is at Hendry Motors; the last one was in "
+         "April at 42,000 miles.", title="Car service"),
+    note("Home/Wifi.md", "Guest wifi network 'Orchard', password pear-tree-88.",
+         title="Wifi"),
+    note("Health/Dentist.md", "Dentist: Dr Okafor at Riverside Dental, check-ups every "
+         "six months.", title="Dentist"),
+    note("Home/Bins.md", "Recycling day is Tuesday; the general waste bin goes out every "
+         "other Thursday.", title="Bins"),
+)
+QUESTIONS = (
+    "who owns the kubernetes upgrade?",
+    "what is my gym locker combination?",
+    "what is the bike lock code?",
+    "when is the boiler service due?",
+    "when should I prune the roses?",
+    "when does my passport expire?",
+    "where is the car serviced?",
+    "what is the guest wifi password?",
+    "who is my dentist?",
+    "when is recycling day?",
+)
+
+
+@pytest.fixture
+def settings() -> Settings:
+    # Thirty questions in a row: more than the chat rate limit allows a minute.
+    return Settings(sync_tokens=(TOKEN,), chat_per_minute=1_000, **LOCAL_OWNER)
+
+
+async def ask(client: httpx.AsyncClient, text: str) -> dict:
+    response = await client.post("/api/chat", json={"content": text})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def cited(answer: dict) -> set[tuple[str, str]]:
+    return {(s["kind"], s["id"]) for s in answer["assistant_message"]["sources"]}
+
+
+async def test_the_same_questions_cite_the_same_notes_on_every_round(
+        client: httpx.AsyncClient) -> None:
+    await sync(client, *NOTES)
+    rounds = [[cited(await ask(client, q)) for q in QUESTIONS] for _ in range(3)]
+    assert all(any(kind == "note" for kind, _ in c) for c in rounds[0])
+    assert rounds[1] == rounds[0] and rounds[2] == rounds[0]
+
+
+async def test_after_the_note_is_deleted_the_earlier_question_is_no_source(
+        client: httpx.AsyncClient) -> None:
+    await sync(client, *NOTES)
+    first = await ask(client, "what is my gym locker combination?")
+    assert ("note", "Home/Gym.md") in cited(first)
+    await sync(client, batch_id="gone", deletes=[{"path": "Home/Gym.md",
+                                                  "deleted_at": NOW_MS}])
+    again = await ask(client, "what is my gym locker combination?")
+    assert first["user_message"]["id"] not in {s["id"] for s in
+                                               again["assistant_message"]["sources"]}
+    found = (await client.get("/api/search", params={"q": "gym locker combination"})).json()
+    assert [h["id"] for h in found["hits"]][:1] != [first["user_message"]["id"]]

@@ -1,0 +1,62 @@
+"""Echoes and bare questions in recall (shared/rank/echoes.py judges them).
+
+Automatic recall leaves out a bare question, and an echo whose sources are among the
+candidates: the note itself is recalled in its place (it still says what the answer
+quoted, or the answer would have been withdrawn: worker/store/citations.py). Explicit
+search keeps both, below what they repeat: an echo just under its best source, a bare
+question at BARE_QUESTION_WEIGHT of its score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from shared.rank.candidate import Candidate
+from shared.rank.echoes import Shown, answer_id, bare_question, echo
+from worker.db import Database
+from worker.store.chats import shown_to
+
+BARE_QUESTION_WEIGHT = 0.5
+BELOW = 0.99  # an echo's score as a share of its best source's
+
+
+async def _judged(db: Database, candidates: Sequence[Candidate]
+                  ) -> tuple[set[int], dict[int, set[str]]]:
+    """The indexes of bare questions, and of echoes with the note groups they repeat."""
+    answers = {i: a for i, c in enumerate(candidates) if c.kind == "message"
+               and (a := answer_id(c)) is not None}
+    shown: dict[str, Shown] = await shown_to(db, sorted(set(answers.values()))) \
+        if answers else {}
+    bare = {i for i, c in enumerate(candidates) if bare_question(c)}
+    echoes = {i: set(shown[a].notes) for i, a in answers.items()
+              if echo(candidates[i], shown.get(a))}
+    return bare, echoes
+
+
+async def without_echoes(db: Database, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Automatic recall's candidates without bare questions, nor echoes of a note that is
+    itself a candidate."""
+    bare, echoes = await _judged(db, candidates)
+    groups = {c.group for c in candidates if c.kind == "note"}
+    return [c for i, c in enumerate(candidates)
+            if i not in bare and not (echoes.get(i, set()) & groups)]
+
+
+async def behind_echoes(db: Database, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Explicit search's candidates, echoes and bare questions ranked below what they
+    repeat."""
+    bare, echoes = await _judged(db, candidates)
+    best: dict[str, float] = {}
+    for c in candidates:
+        if c.kind == "note":
+            best[c.group] = max(best.get(c.group, 0.0), c.score)
+    out = []
+    for i, c in enumerate(candidates):
+        if i in bare:
+            c = replace(c, standing=c.standing * BARE_QUESTION_WEIGHT)
+        top = max((best[g] for g in echoes.get(i, ()) if g in best), default=None)
+        if top is not None and c.score >= top:
+            c = replace(c, standing=c.standing * BELOW * top / c.score) if c.score else c
+        out.append(c)
+    return out
