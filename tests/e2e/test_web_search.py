@@ -63,11 +63,14 @@ def test_typing_finds_a_note_and_a_message_with_highlights(page: Page,
     expect(note.locator("mark")).to_have_text(["glacier"])
     expect(note.locator(".hit-snippet")).to_contain_text("We hiked the glacier at Sólheimajökull")
     expect(note.locator("time")).not_to_be_empty()
-    # The exchange is one hit: Mallory's reply, which quotes the glacier note, holds the match.
-    reply_id = told["assistant_message"]["id"]
-    message = page.locator(f".hit[data-hit-id='{reply_id}']")
+    # The exchange is one hit, linked to one of its turns (both say "glacier": the owner's
+    # message, and Mallory's reply quoting the note).
+    message = hits.filter(has=page.locator("[data-hit-kind='message']"))
+    expect(message).to_have_count(1)
+    turn = message.get_attribute("data-hit-id")
+    assert turn in (told["user_message"]["id"], told["assistant_message"]["id"])
     expect(message.locator("mark").first).to_have_text("glacier")
-    assert message.locator(".hit-primary").get_attribute("href") == f"/?msg={reply_id}"
+    assert message.locator(".hit-primary").get_attribute("href") == f"/?msg={turn}"
     expect(page.locator("#search-state")).to_have_text(re.compile(r"^\d+ results?$"))
     shot(page, "search-results.png")
 
@@ -109,7 +112,9 @@ def test_keyboard_moves_through_hits_and_enter_opens_a_message(page: Page,
         expect(primaries.nth(0)).to_be_focused()
     page.keyboard.press("ArrowUp")
     expect(page.locator(INPUT)).to_be_focused()
-    target = told["assistant_message"]["id"]  # the exchange's hit is the reply
+    # The exchange's hit opens the turn holding more of the query: the owner's message
+    # says "glacier hike", the reply only "glacier" (shared/text/turns.py).
+    target = told["user_message"]["id"]
     page.locator(f".hit[data-hit-id='{target}'] .hit-primary").focus()
     page.keyboard.press("Enter")
     expect(page.locator("#search-view")).to_be_hidden()
