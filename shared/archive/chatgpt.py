@@ -23,6 +23,7 @@ from shared.archive.records import (
     ms_from_seconds,
     parse_each,
     stable_id,
+    stamp_or_last,
 )
 
 SOURCE = "chatgpt"
@@ -109,9 +110,7 @@ def one(index: int, item: object, problems: list[Problem]) -> ImportedConversati
             continue
         node_id = str(message.get("id") or node.get("id") or len(messages))
         item_name = f"conversation {index} ({source_id}) message {node_id}"
-        stamp = ms_from_seconds(message.get("create_time"))
-        if stamp is None:
-            stamp = messages[-1].created_at if messages else (created or 0)
+        stamp = stamp_or_last(ms_from_seconds(message.get("create_time")), messages, created)
         messages.append(ImportedMessage(id=stable_id(SOURCE, source_id, node_id), role=role,
                                         content=cut(text, item_name, problems),
                                         created_at=stamp))

@@ -20,6 +20,7 @@ from shared.archive.records import (
     ms_from_iso,
     parse_each,
     stable_id,
+    stamp_or_last,
     text_of,
 )
 
@@ -60,9 +61,7 @@ def one(index: int, item: object, problems: list[Problem]) -> ImportedConversati
         text = _text(turn)
         if role is None or not text:
             continue
-        stamp = ms_from_iso(turn.get("created_at"))
-        if stamp is None:
-            stamp = messages[-1].created_at if messages else (created or 0)
+        stamp = stamp_or_last(ms_from_iso(turn.get("created_at")), messages, created)
         turn_id = str(turn.get("uuid") or position)
         messages.append(ImportedMessage(id=stable_id(SOURCE, source_id, turn_id),
                                         role=role,  # type: ignore[arg-type]

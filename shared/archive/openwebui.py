@@ -21,6 +21,7 @@ from shared.archive.records import (
     ms_from_seconds,
     parse_each,
     stable_id,
+    stamp_or_last,
     text_of,
 )
 
@@ -69,9 +70,7 @@ def one(index: int, item: object, problems: list[Problem]) -> ImportedConversati
             continue
         turn_id = str(turn.get("id") or position)
         where = f"conversation {index} ({source_id}) message {turn_id}"
-        stamp = ms_from_seconds(turn.get("timestamp"))
-        if stamp is None:
-            stamp = messages[-1].created_at if messages else (created or 0)
+        stamp = stamp_or_last(ms_from_seconds(turn.get("timestamp")), messages, created)
         messages.append(ImportedMessage(id=stable_id(SOURCE, source_id, turn_id), role=role,
                                         content=cut(text, where, problems), created_at=stamp))
     title = item.get("title") or chat.get("title")

@@ -84,6 +84,15 @@ def ms_from_iso(value: object) -> int | None:
     return int(moment.timestamp() * 1000)
 
 
+def stamp_or_last(stamp: int | None, messages: list[ImportedMessage],
+                  created: int | None) -> int:
+    """A turn's own time, else the turn before it's, else the conversation's start: a
+    turn without a time keeps its place in the conversation."""
+    if stamp is not None:
+        return stamp
+    return messages[-1].created_at if messages else (created or 0)
+
+
 def text_of(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.api.errors import NotFound
+from shared.api.errors import BadRequest, NotFound
 from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import pick_zone
 from worker import views
@@ -146,7 +146,7 @@ async def _remember(rt: Runtime, args: RememberInput) -> dict[str, Any]:
 
 async def _forget(rt: Runtime, args: ForgetInput) -> dict[str, Any]:
     if (args.message_id is None) == (args.conversation_id is None):
-        raise NotFound("name exactly one of message_id and conversation_id")
+        raise BadRequest("name exactly one of message_id and conversation_id")
     now = rt.now_ms()
     if args.message_id is not None:
         item, forgotten = args.message_id, await forget.delete_message(rt.db, args.message_id,
