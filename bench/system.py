@@ -13,12 +13,14 @@ here.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.evalset import doc_id
 from local.semantic.cache import CachedEmbedder
+from local.semantic.model_files import MAX_TOKENS_SETTING
 from local.semantic.wiring import local_semantics, stack_installed
 from local.sqlite_db import SqliteDatabase
 from shared.block.envelope import Injected, build_recall_block, with_excerpts
@@ -117,7 +119,8 @@ RELEVANCE_SEMANTIC_BUDGET_S = 30.0
 
 def indexed_semantics(db: SqliteDatabase, now_ms: int) -> Semantics:
     """The local semantic stack on this database, every unit embedded (cached on disk)."""
-    found = local_semantics(db, {})
+    found = local_semantics(db, {k: os.environ[k] for k in (MAX_TOKENS_SETTING,)
+                                 if k in os.environ})
     if found is None:
         raise ModeUnavailable("semantic modes need the local embedder: uv sync --group embed")
     semantics = replace(found, embedder=CachedEmbedder(found.embedder, EMBEDDING_CACHE),

@@ -3,6 +3,7 @@ they are the exact files pinned here, so the embedder's identity names what it r
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 from dataclasses import dataclass
@@ -86,3 +87,24 @@ MINILM_L6_INT8 = LocalModel(
     dimensions=384,
     max_tokens=256,
 )
+
+# The local model's truncation, when not its default (the embedder's identity names it, so
+# changing it marks every stored vector stale). bench.relevance measured 128 against 256.
+MAX_TOKENS_SETTING = "LOCAL_EMBED_MAX_TOKENS"
+MAX_TOKENS_RANGE = (8, 512)  # 512: the model's position embeddings
+
+
+def with_max_tokens(spec: LocalModel, setting: str | None) -> LocalModel:
+    """`spec` truncated at the setting's value (unset or empty: its own), or ValueError
+    naming the setting and the accepted range."""
+    if not setting:
+        return spec
+    low, high = MAX_TOKENS_RANGE
+    try:
+        value = int(setting)
+    except ValueError:
+        value = 0
+    if not low <= value <= high:
+        raise ValueError(f"{MAX_TOKENS_SETTING} must be a whole number from {low} to {high}, "
+                         f"not {setting!r}")
+    return dataclasses.replace(spec, max_tokens=value)

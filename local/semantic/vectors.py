@@ -181,12 +181,15 @@ class SqliteVectorIndex:
             raise VectorIndexError(f"vector write to {self.path} failed: {exc}") from exc
 
     async def query(self, vector: Sequence[float], top_k: int,
-                    filter: VectorFilter | None = None) -> list[VectorMatch]:
+                    filter: VectorFilter | None = None, *, exact: bool = False
+                    ) -> list[VectorMatch]:
+        """`exact`: score every row, not only the sign bits' candidates (the reference
+        the quantised list is measured against, local/semantic/vector_matrix.py)."""
         unit = checked_query(vector, top_k, self.dimensions)
         wanted = filter.as_dict() if filter is not None else {}
-        return await asyncio.to_thread(self._query_now, unit, top_k, wanted)
+        return await asyncio.to_thread(self._query_now, unit, top_k, wanted, exact)
 
-    def _query_now(self, unit: np.ndarray, top_k: int, wanted: dict[str, str]
-                   ) -> list[VectorMatch]:
+    def _query_now(self, unit: np.ndarray, top_k: int, wanted: dict[str, str],
+                   exact: bool = False) -> list[VectorMatch]:
         with self._lock, self._blas.limit(limits=1, user_api="blas"):
-            return self._matrix.query(unit, top_k, wanted)
+            return self._matrix.query(unit, top_k, wanted, exact)

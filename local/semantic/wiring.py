@@ -11,6 +11,7 @@ import logging
 from collections.abc import Coroutine, Mapping
 from typing import Any
 
+from local.semantic.model_files import MAX_TOKENS_SETTING
 from local.sqlite_db import SqliteDatabase
 from worker.semantic.ports import Embedder, VectorIndexError
 from worker.semantic.semantics import Semantics
@@ -53,8 +54,10 @@ def local_embedder(env: Mapping[str, str], threads: int | None = None
                  "(install it with: uv sync --group embed)")
         return None
     from local.semantic.embedder import LocalEmbedder
+    from local.semantic.model_files import MINILM_L6_INT8, with_max_tokens
 
-    return (LocalEmbedder(threads=threads) if threads else LocalEmbedder()), "local"
+    spec = with_max_tokens(MINILM_L6_INT8, env.get(MAX_TOKENS_SETTING))
+    return (LocalEmbedder(spec, threads=threads) if threads else LocalEmbedder(spec)), "local"
 
 
 def local_semantics(db: SqliteDatabase, env: Mapping[str, str]) -> Semantics | None:

@@ -87,25 +87,35 @@ def _uncertain(query: SearchQuery, fused: Sequence[Candidate]) -> bool:
     return bool(words) and words[0].strip("¿?,.") in QUESTION_WORDS
 
 
-async def _lexical_marked(db: Database, sem: Semantics, query: SearchQuery,
-                          filters: Filters, now_ms: int) -> lexical.LexicalResult:
+def _marked(found: lexical.LexicalResult, have: set[str]) -> lexical.LexicalResult:
     """The lexical list, its units without a vector of the current model marked
     `pending`: a message of the last turn may still be being embedded (waitUntil at the
     edge, the background task locally, and Vectorize shows a write only seconds later).
     Such a unit is ranked and gated on its lexical evidence alone, so what the owner just
     said is recallable from the next turn on in every mode (shared.rank.fusion,
     shared.rank.policy.passes)."""
-    found = await lexical.retrieve(db, query, filters, now_ms)
-    units = [c.unit for c in found.candidates]
-    have = await vector.embedded(db, units, sem.embedder.model)
     return replace(found, candidates=[c if c.unit in have else replace(c, pending=True)
                                       for c in found.candidates])
 
 
-async def _semantic(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
-                    now_ms: int) -> list[Candidate]:
-    return await asyncio.wait_for(vector.retrieve(db, sem, query, filters, now_ms),
-                                  sem.budget_s)
+async def _search(sem: Semantics, query: SearchQuery, filters: Filters) -> vector.Found:
+    return await asyncio.wait_for(vector.search(sem, query, filters), sem.budget_s)
+
+
+async def _resolved(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
+                    now_ms: int, found: lexical.LexicalResult, hits: vector.Found
+                    ) -> tuple[lexical.LexicalResult, list[Candidate]]:
+    """The vector hits resolved and the lexical units' vectors checked in one D1 batch
+    (one round trip, where a batch each took two)."""
+    model = sem.embedder.model
+    resolve = vector.resolve_statements(db, hits, model, filters)
+    check = vector.embedded_statement(db, [c.unit for c in found.candidates], model)
+    statements = [*resolve, *([check] if check is not None else [])]
+    results = await db.batch(statements) if statements else []
+    have = vector.embedded_ids(results[-1]) if check is not None else set()
+    semantic = vector.candidates(hits, results[:len(resolve)], query, now_ms) if resolve \
+        else []
+    return _marked(found, have), semantic
 
 
 async def _rerank(sem: Semantics, query: SearchQuery, fused: list[Candidate]
@@ -141,16 +151,21 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
         fallback = None if mode is RetrievalMode.LEXICAL or query.is_empty else "no_embedder"
         return Retrieved(found.query, found.candidates, dict(found.corrections),
                          RetrievalMode.LEXICAL, fallback, found.idf, found.docs)
-    lex_result, semantic = await asyncio.gather(
-        _lexical_marked(db, sem, query, filters, now_ms),
-        _semantic(db, sem, query, filters, now_ms), return_exceptions=True)
-    if isinstance(lex_result, BaseException):
-        raise lex_result
-    if isinstance(semantic, BaseException):
-        log.warning("semantic recall stepped down to lexical: %s", _code(semantic))
+    # The query's embedding and the index run while D1 answers the lexical search.
+    lexical_found, hits = await asyncio.gather(
+        lexical.retrieve(db, query, filters, now_ms), _search(sem, query, filters),
+        return_exceptions=True)
+    if isinstance(lexical_found, BaseException):
+        raise lexical_found
+    if isinstance(hits, BaseException):
+        log.warning("semantic recall stepped down to lexical: %s", _code(hits))
+        lex_result = _marked(lexical_found, await vector.embedded(
+            db, [c.unit for c in lexical_found.candidates], sem.embedder.model))
         return Retrieved(lex_result.query, lex_result.candidates,
-                         dict(lex_result.corrections), RetrievalMode.LEXICAL, _code(semantic),
+                         dict(lex_result.corrections), RetrievalMode.LEXICAL, _code(hits),
                          lex_result.idf, lex_result.docs)
+    lex_result, semantic = await _resolved(db, sem, query, filters, now_ms, lexical_found,
+                                           hits)
     done = Retrieved(lex_result.query, [], dict(lex_result.corrections), mode,
                      idf=lex_result.idf, docs=lex_result.docs)
     if mode is RetrievalMode.HYBRID:

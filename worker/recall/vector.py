@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import recency_boost
 from shared.text.sanitiser import SearchQuery
 from shared.text.turns import addressed
-from worker.db import Database
-from worker.recall.corpora import CORPORA, Scoring
+from worker.db import Database, Result, Statement
+from worker.recall.corpora import CORPORA, Corpus, Scoring
 from worker.recall.filters import Filters
 from worker.semantic.ports import VectorFilter, VectorMatch
 from worker.semantic.semantics import Semantics
@@ -26,6 +26,18 @@ from worker.semantic.units import VectorCorpus
 # Vector hits per corpus: Vectorize returns at most 20 with metadata and 100 without; we
 # resolve ids through D1, so 40 (the seed design's candidate pool) needs no metadata.
 VECTOR_TOP_K = 40
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the vector index returned for a query, per corpus, before D1 resolves it."""
+
+    corpora: list[tuple[Corpus, VectorCorpus]] = field(default_factory=list)
+    matches: list[list[VectorMatch]] = field(default_factory=list)
+
+    @property
+    def scores(self) -> dict[str, float]:
+        return {m.id: float(m.score) for found in self.matches for m in found}
 
 
 async def _query(sem: Semantics, vector: Sequence[float], corpus: VectorCorpus,
@@ -41,38 +53,71 @@ WHERE model = ?2 AND unit_id IN (SELECT value FROM json_each(?1))
 """
 
 
+def embedded_statement(db: Database, units: Sequence[str], model: str) -> Statement | None:
+    """The statement telling which of `units` hold a vector of `model` (None for none)."""
+    if not units:
+        return None
+    return db.prepare(EMBEDDED_SQL).bind(json.dumps(list(units)), model)
+
+
+def embedded_ids(result: Result) -> set[str]:
+    return {str(r["unit_id"]) for r in result.results}
+
+
 async def embedded(db: Database, units: Sequence[str], model: str) -> set[str]:
     if not units:
         return set()
-    rows = (await db.prepare(EMBEDDED_SQL).bind(json.dumps(list(units)), model).all()).results
-    return {str(r["unit_id"]) for r in rows}
+    return embedded_ids(await db.prepare(EMBEDDED_SQL).bind(json.dumps(list(units)),
+                                                             model).all())
 
 
-async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
-                   now_ms: int, query_vector: Sequence[float] | None = None
-                   ) -> list[Candidate]:
-    """Vector candidates for the query's text (all corpora the filters want)."""
+async def search(sem: Semantics, query: SearchQuery, filters: Filters,
+                 query_vector: Sequence[float] | None = None) -> Found:
+    """The query's embedding against the index, for every corpus the filters want: no D1
+    yet, so its hits can be resolved in the same batch as other reads (modes.retrieve)."""
     corpora = [(c, c.vector) for c in CORPORA if c.vector and filters.wants(c.name)]
     if not corpora or not query.text:
-        return []
+        return Found()
     if query_vector is None:
         [query_vector] = await sem.embedder.embed([query.text], "query")
     found = await asyncio.gather(*(_query(sem, query_vector, v, filters) for _, v in corpora))
-    scores = {m.id: float(m.score) for matches in found for m in matches}
-    if not scores:
+    return Found(corpora, list(found))
+
+
+def resolve_statements(db: Database, found: Found, model: str, filters: Filters
+                       ) -> list[Statement]:
+    """One statement per corpus: its hits resolved to live units (none without hits)."""
+    if not found.scores:
         return []
-    model = sem.embedder.model
-    statements = [db.prepare(v.resolve_sql).bind(*v.resolve_params(
-        [m.id for m in matches], model, filters)) for (_, v), matches in zip(corpora, found,
-                                                                             strict=True)]
-    results = await db.batch(statements)
-    candidates = []
+    return [db.prepare(v.resolve_sql).bind(*v.resolve_params([m.id for m in matches], model,
+                                                               filters))
+            for (_, v), matches in zip(found.corpora, found.matches, strict=True)]
+
+
+def candidates(found: Found, results: Sequence[Result], query: SearchQuery, now_ms: int
+               ) -> list[Candidate]:
+    """The resolved hits (`results` of resolve_statements, in order) as candidates with
+    their cosines."""
+    scores = found.scores
+    made = []
     asks = addressed(query.text)
-    for (record, _), result in zip(corpora, results, strict=True):
+    for (record, _), result in zip(found.corpora, results, strict=True):
         for row in result.results:
             ts = int(row[record.timestamp_column])
             cand = record.to_candidate(row, Scoring(0.0, recency_boost(ts, now_ms), ts,
                                                     str(row[record.group_column]),
                                                     query.terms, asks=asks))
-            candidates.append(replace(cand, cosine=scores.get(str(row["vector_id"]), 0.0)))
-    return candidates
+            made.append(replace(cand, cosine=scores.get(str(row["vector_id"]), 0.0)))
+    return made
+
+
+async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
+                   now_ms: int, query_vector: Sequence[float] | None = None
+                   ) -> list[Candidate]:
+    """Vector candidates for the query's text (all corpora the filters want), resolved in
+    a batch of their own."""
+    found = await search(sem, query, filters, query_vector)
+    statements = resolve_statements(db, found, sem.embedder.model, filters)
+    if not statements:
+        return []
+    return candidates(found, await db.batch(statements), query, now_ms)

@@ -6,7 +6,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from local.semantic.vector_matrix import INITIAL_ROWS, VectorMatrix, key_matches, partition_key
+from local.semantic.vector_matrix import (
+    EXACT_ROWS,
+    INITIAL_ROWS,
+    VectorMatrix,
+    candidates,
+    hamming,
+    key_matches,
+    partition_key,
+    sign_bits,
+)
 
 DIMENSIONS = 8
 KINDS = st.sampled_from(["note", "message", None])
@@ -80,7 +89,8 @@ def test_a_partition_grows_past_its_first_allocation_and_empties() -> None:
     best = matrix.query(unit(7), 1, {})[0]
     assert best.id == "id7" and best.score == 1.0
     matrix.compact()
-    assert matrix.nbytes == 3 * INITIAL_ROWS * DIMENSIONS * 4
+    # the float32 rows and one uint64 word of sign bits per row (8 dimensions)
+    assert matrix.nbytes == 3 * INITIAL_ROWS * (DIMENSIONS * 4 + 8)
     assert matrix.query(unit(7), 1, {})[0] == best
     for i in range(3 * INITIAL_ROWS):
         matrix.remove(f"id{i}")
@@ -93,3 +103,75 @@ def test_only_string_kinds_and_vaults_partition() -> None:
     assert partition_key({"kind": 3, "vault": True}) == (None, None)
     assert not key_matches((None, None), {"kind": "3"})
     assert key_matches(("note", None), {"kind": "note"})
+
+
+@settings(max_examples=40, deadline=None)
+@given(dimensions=st.integers(1, 200), seed=st.integers(0, 10_000))
+def test_sign_bits_count_the_dimensions_whose_signs_differ(dimensions: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((5, dimensions)).astype(np.float32)
+    rows[0, : dimensions // 3] = 0.0  # zero counts as not positive
+    query = rng.standard_normal(dimensions).astype(np.float32)
+    expected = [int(((r > 0) != (query > 0)).sum()) for r in rows]
+    assert hamming(sign_bits(rows), sign_bits(query)[0]).tolist() == expected
+
+
+def _scan(vectors: np.ndarray, q: np.ndarray, k: int) -> list[tuple[str, float]]:
+    scores = vectors @ q
+    order = sorted(range(len(vectors)), key=lambda i: (-scores[i], f"id{i:04}"))
+    return [(f"id{i:04}", float(scores[i])) for i in order[:k]]
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(50, 400), rescored=st.integers(1, 120), top_k=st.integers(1, 30),
+       seed=st.integers(0, 1_000))
+def test_the_quantised_list_is_exactly_scored_and_misses_only_what_its_bits_ranked_low(
+        rows: int, rescored: int, top_k: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((rows, DIMENSIONS)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    matrix = VectorMatrix(DIMENSIONS)
+    for i, v in enumerate(vectors):
+        matrix.put(f"id{i:04}", v, {"kind": "note"})
+    q = vectors[seed % rows]
+    got = matrix.query(q, top_k, {}, rescored=rescored)
+    exact = _scan(vectors, q, rows)
+    score_of = dict(exact)
+    distance = hamming(np.stack([sign_bits(v)[0] for v in vectors]), sign_bits(q)[0])
+    # every cosine is the exact one, best first; the query's own row (no bit differs) is
+    # first unless more rows than were re-scored share its bits
+    assert all(abs(m.score - min(1.0, score_of[m.id])) < 1e-6 for m in got)
+    assert [m.score for m in got] == sorted((m.score for m in got), reverse=True)
+    if int((distance == 0).sum()) <= rescored:
+        assert got[0].id == f"id{seed % rows:04}"
+    assert len(got) == min(top_k, rescored if rows > rescored else rows)
+    # what it returns is the exact top of the rows whose bits are closest
+    if rows > rescored:
+        kept = sorted(distance.tolist())[rescored - 1]
+        assert all(distance[int(m.id[2:])] <= kept for m in got)
+    else:
+        assert [(m.id, round(m.score, 5)) for m in got] == [
+            (i, round(min(1.0, s), 5)) for i, s in exact[:top_k]]
+
+
+def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits() -> None:
+    rng = np.random.default_rng(4)
+    dims = 64
+    n = EXACT_ROWS + candidates(10) + 1
+    vectors = rng.standard_normal((n, dims)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    matrix = VectorMatrix(dims)
+    for i, v in enumerate(vectors):
+        matrix.put(f"id{i:05}", v, {"kind": "note"})
+    q = vectors[3] + 0.1 * vectors[9]
+    q /= np.linalg.norm(q)
+    exact = matrix.query(q, 10, {}, exact=True)
+    assert [m.id for m in exact] == [f"id{i:05}" for i in np.argsort(-(vectors @ q))[:10]]
+    quantised = matrix.query(q, 10, {})
+    assert quantised[0].id == exact[0].id == "id00003"
+    # the bits' pass re-scored candidates(10) rows, so at most that many could differ
+    assert {m.id for m in quantised} <= {f"id{i:05}" for i in range(n)}
+    small = VectorMatrix(dims)
+    for i, v in enumerate(vectors[:EXACT_ROWS]):
+        small.put(f"id{i:05}", v, {"kind": "note"})
+    assert small.query(q, 10, {}) == small.query(q, 10, {}, exact=True)
