@@ -178,6 +178,8 @@ def cycles(edges: Mapping[str, Iterable[tuple[str, str]]],
     """A finding per cycle of an acyclic type (supersedes, derived_from) among pages:
     `edges` is page → (target page, type). With `touching`, only cycles through one of
     those pages (a sync reports what its pages take part in)."""
+    if touching is not None and not touching:
+        return []  # a run that read no page reports no cycle
     findings = []
     for kind in (t for t in BY_NAME.values() if t.acyclic):
         graph: dict[str, set[str]] = defaultdict(set)

@@ -45,6 +45,12 @@ class Parsed:
     knowledge: PageKnowledge
 
 
+# libyaml's scanner and parser under PyYAML's safe constructor: the same values as
+# yaml.safe_load, which spent most of a page's parse in pure-Python scanning (bench.sync's
+# parse floor); PyYAML's wheels ship it, a build without libyaml falls back.
+SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def content_hash(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
@@ -56,7 +62,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     if split is None:
         return {}, text
     try:
-        data = yaml.safe_load(split.yaml) if split.yaml.strip() else {}
+        data = yaml.load(split.yaml, Loader=SAFE_LOADER) if split.yaml.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""

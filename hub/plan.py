@@ -69,7 +69,7 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
     files = list(files)
     index = VaultIndex.of(f.path for f in files)
     recheck = {path for path, entry in state.notes.items()
-               if any(index.resolve(name, path) for name in entry.missing)}
+               if entry.missing and any(index.resolve(name, path) for name in entry.missing)}
     plan = Plan()
     seen: set[str] = set()
     stats = list(files)

@@ -15,7 +15,7 @@ import json
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub.identity import ensure_vault_id, read_vault_id
@@ -94,7 +94,9 @@ class State:
                            "vault_id": self.vault_id, "url": self.url,
                            "worker_id": self.worker_id, "last_sync_at": self.last_sync_at,
                            "folder": self.folder, "hub_id": self.hub_id,
-                           "notes": {p: asdict(e) for p, e in sorted(self.notes.items())}})
+                           # an Entry's fields as asdict gives them, without its deep copy
+                           # (asdict was most of a no-op run's time, bench.sync)
+                           "notes": {p: vars(e) for p, e in sorted(self.notes.items())}})
 
 
 def reconciled(state: State, remote: Mapping[str, str]) -> State:

@@ -203,7 +203,8 @@ class Syncer:
             self._record(state, path)
         run = Run(vault_id, self.vault_name, contact.vault.seq)
         batches = make_batches(plan, run, max_items=self.batch_items)
-        save_state(self.state_dir, state)  # the rebuilt state and its confirmed stats
+        if why or plan.confirmed or batches:
+            save_state(self.state_dir, state)  # the rebuilt state and its confirmed stats
         total, done = sum(b.size for b in batches), 0
         self._tell(SENDING, done, total)
         for batch in batches:
