@@ -186,6 +186,9 @@ REASONS: Mapping[str, str] = {
     "group_taken": "its {0}'s slot is taken by a better hit ({1!r}, score {2:.3f}): one per "
                    "{0}",
     "max_hits": "it would pass ({0.reason}), but {1} recall takes at most {2} hits",
+    # Not the gate's own: a chosen note brings a competing claim along (worker/recall/together.py).
+    "together": "brought along beside a recalled note it competes with (a contradicts, "
+                "supersedes or qualifies relation), within the hit limit",
 }
 
 
