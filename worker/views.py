@@ -127,7 +127,9 @@ def retrieval(status: RetrievalStatus) -> wire.Retrieval:
     indexing = status.indexing
     return wire.Retrieval(
         mode=status.mode.value, configured=status.configured,
-        embedder=(wire.EmbedderInfo(model=status.embedder[0], dimensions=status.embedder[1])
+        embedder=(wire.EmbedderInfo(model=status.embedder[0], dimensions=status.embedder[1],
+                                    reachable=status.embedder_error is None,
+                                    error=status.embedder_error)
                   if status.embedder else None),
         reranker=wire.RerankerInfo(model=status.reranker) if status.reranker else None,
         vectors=(wire.VectorsInfo(indexed=vectors.indexed, pending=vectors.pending,

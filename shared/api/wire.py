@@ -246,6 +246,9 @@ class VaultStatus(Wire):
 class EmbedderInfo(Wire):
     model: str
     dimensions: int
+    reachable: bool = Field(True, description="it embedded a probe just now; false: recall "
+                            "steps down to lexical (`error` says why)")
+    error: str | None = Field(None, description="why it does not answer, when it does not")
 
 
 class RerankerInfo(Wire):
