@@ -204,7 +204,7 @@ export async function makeBindings(root) {
       }
       return await miniflare.getD1Database("DB");
     },
-    makeRateLimiter, makeAI, makeVectorize,
+    makeRateLimiter, makeAI, makeFailingAI, makeVectorize,
     makeAssets: () => makeAssets(path.join(root, "worker", "static")),
   };
   return { module, close: async () => { if (miniflare) await miniflare.dispose(); } };
