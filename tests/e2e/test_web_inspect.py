@@ -40,7 +40,14 @@ def server(tmp_path) -> Iterator[RunningServer]:  # type: ignore[no-untyped-def]
                    note("Garden/Basil.md", "Basil likes the sun; pinch the tips, and keep "
                         "it away from tomato plants' wet leaves.", title="Basil"),
                    note("Garden/Compost.md", "Compost: turn the heap every two weeks.",
-                        title="Compost"))
+                        title="Compost"),
+                   # More of the garden, so that "tomato" and "leaves" are rare words.
+                   *(note(f"Garden/{name}.md", text, title=name) for name, text in (
+                       ("Roses", "Prune the roses in late February, above an outward bud."),
+                       ("Lawn", "Mow the lawn high in summer; feed it in April."),
+                       ("Beans", "Runner beans climb the canes by the fence."),
+                       ("Shed", "The spare key of the shed is under the blue pot."),
+                       ("Apples", "Thin the apples in June to one per cluster."))))
         yield s
 
 

@@ -127,7 +127,7 @@ OPERATIONS: tuple[Operation, ...] = (
               {"type": "object", "description": "a mallory-export document (README, "
                "\"Import and export\"); application/zip with ?as=zip"}, query=ExportParams),
     Operation("POST", "/mcp", "Mallory's memory over MCP (Streamable HTTP, JSON-RPC 2.0): "
-              "tools search_memory, recall, get_note, get_message, remember, forget",
+              "tools search_memory, recall, get_note, get_message, remember, forget, inspect",
               "mcp", {"type": "object", "description": "a JSON-RPC 2.0 response"},
               errors={400: "the body is not JSON"}),
     Operation("GET", "/status", "Corpus sizes, sync freshness per vault, retrieval mode",

@@ -159,8 +159,9 @@ export class InspectorView {
         text: `best unit${body.unit.heading ? ` “${body.unit.heading}”` : ""}: rank ` +
           `${body.unit.lexical_rank} of ${body.unit.matching} · matches ` +
           `${body.unit.matched_terms.join(", ") || "nothing"} · ${body.unit.snippet}` }) : null;
-      this.result.replaceChildren(head, unit,
-        body.candidate ? el("ol", { className: "inspect-candidates" }, renderCandidate(body.candidate)) : null);
+      const candidate = body.candidate
+        ? el("ol", { className: "inspect-candidates" }, renderCandidate(body.candidate)) : null;
+      this.result.replaceChildren(...[head, unit, candidate].filter(Boolean));
     } catch (error) {
       this.result.replaceChildren(el("p", { className: "missing-reason", "data-status": "error",
         text: error.message }));
