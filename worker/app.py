@@ -21,6 +21,7 @@ from worker.routes import (
     chat,
     conversations,
     feedback,
+    inspect,
     manage,
     mcp,
     openapi,
@@ -36,7 +37,7 @@ STATIC_DIR = Path(__file__).with_name("static")
 ROUTES: list[BaseRoute] = [
     *search.routes, *chat.routes, *feedback.routes, *conversations.routes, *manage.routes,
     *status.routes, *vault.routes, *login.routes, *openapi.routes, *archive.routes,
-    *mcp.routes,
+    *mcp.routes, *inspect.routes,
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 

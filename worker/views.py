@@ -4,7 +4,7 @@ search hits and footer sources. worker/http.py `json_ok` renders them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from re import Pattern
 from typing import Any
@@ -15,10 +15,14 @@ from shared.api.wire import SearchHit, Source
 from shared.block.envelope import Injected
 from shared.knowledge.labels import standing_label
 from shared.rank.candidate import Candidate
-from shared.text.matcher import highlighter
+from shared.text.matcher import highlighter, matched_terms
+from shared.text.sanitiser import Term
 from shared.text.snippets import SEARCH_SNIPPET_CHARS, make_snippet
 from shared.time.durations import MS_PER_DAY, MS_PER_SECOND
 from worker.config import Settings
+from worker.inspect.answer import AnswerTrace
+from worker.inspect.missing import Missing
+from worker.inspect.trace import Entry, Trace
 from worker.recall.explicit import ExplicitResult
 from worker.recall.timeframe import TimeScope
 from worker.semantic.status import RetrievalStatus
@@ -123,7 +127,9 @@ def retrieval(status: RetrievalStatus) -> wire.Retrieval:
     indexing = status.indexing
     return wire.Retrieval(
         mode=status.mode.value, configured=status.configured,
-        embedder=(wire.EmbedderInfo(model=status.embedder[0], dimensions=status.embedder[1])
+        embedder=(wire.EmbedderInfo(model=status.embedder[0], dimensions=status.embedder[1],
+                                    reachable=status.embedder_error is None,
+                                    error=status.embedder_error)
                   if status.embedder else None),
         reranker=wire.RerankerInfo(model=status.reranker) if status.reranker else None,
         vectors=(wire.VectorsInfo(indexed=vectors.indexed, pending=vectors.pending,
@@ -231,3 +237,84 @@ def source(injected: Injected) -> Source:
     return Source(n=injected.n, kind=cand.kind, id=cand.id, label=cand.label,
                   snippet=injected.excerpt, href=cand.href,
                   standing=injected.standing or None)
+
+
+def _term_words(fts: Iterable[str]) -> list[str]:
+    """FTS terms as the owner typed them (`"glacier"*` → glacier)."""
+    return sorted(t.strip('"*') for t in fts)
+
+
+def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
+                        answer: AnswerTrace | None = None) -> wire.InspectedCandidate:
+    cand, verdict = entry.candidate, entry.verdict
+    marks = highlighter(terms)
+    snippet, _ = make_snippet(cand.text, marks, SEARCH_SNIPPET_CHARS)
+    matched = matched_terms(terms, [cand.text, *(v for _, v in cand.fields)])
+    return wire.InspectedCandidate(
+        kind=cand.kind, id=cand.id, label=cand.label, href=cand.href, vault=cand.vault,
+        heading=cand.heading or None, conversation_id=cand.conversation_id,
+        timestamp=iso(cand.timestamp_ms), snippet=snippet, matched_terms=_term_words(matched),
+        rank=entry.rank, score=round(cand.score, 6), relevance=round(cand.relevance, 6),
+        lexical_rank=cand.lexical_rank,
+        cosine=round(cand.cosine, 6) if cand.cosine is not None else None,
+        vector_rank=cand.vector_rank,
+        fused=round(cand.fused, 6) if cand.fused is not None else None,
+        rerank=round(cand.rerank, 6) if cand.rerank is not None else None,
+        recency=round(cand.boost, 6), standing=round(cand.standing, 6),
+        feedback=round(cand.feedback, 6), pending=cand.pending, fuzzy=cand.fuzzy,
+        decision=wire.GateDecision(passed=verdict.passed, rule=verdict.rule,
+                                   reason=verdict.reason),
+        hit=entry.hit,
+        injected=answer.was_injected(cand) if answer else None,
+        cited=answer.was_cited(cand) if answer else None,
+        after_question=answer.after_question(cand) if answer else None)
+
+
+def inspect_response(trace: Trace, now_ms: int, answer: AnswerTrace | None = None
+                     ) -> wire.InspectResponse:
+    bar = trace.bar
+    return wire.InspectResponse(
+        subject="answer" if answer else "search", policy=trace.policy,  # type: ignore[arg-type]
+        query=trace.query.text, terms=[t.fts for t in trace.query.terms],
+        corrections=trace.corrections, mode=trace.mode.value, fallback=trace.fallback,
+        skipped=trace.skipped, time=time_info(trace.time),
+        gate="cosine" if bar else "lexical",
+        cosine_gate=(wire.CosineGate(model_prefix=bar.model_prefix, accept=bar.accept,
+                                     support=bar.support) if bar else None),
+        hits=sum(e.hit for e in trace.entries),
+        candidates=[inspected_candidate(e, trace.query.terms, now_ms, answer)
+                    for e in trace.entries],
+        answer=answer_inspected(answer) if answer else None)
+
+
+def answer_inspected(answer: AnswerTrace) -> wire.AnswerInspected:
+    return wire.AnswerInspected(
+        answer_id=answer.answer.id, question_id=answer.question.id,
+        question=answer.question.content, asked_at=iso(answer.question.created_at),
+        injected=[wire.StoredItem(kind=i.kind, id=i.id, vault=i.vault)  # type: ignore[arg-type]
+                  for i in answer.injected],
+        cited=answer.cited, replayed=True,
+        replay=("injected and cited are as stored with the answer; the candidates, their "
+                "scores and the gate's decisions are automatic recall re-run now for the "
+                f"question, in {answer.trace.mode.value} mode, scored as of "
+                f"{iso(answer.question.created_at)}, over memory as it is now (what was "
+                "written or changed since is marked after_question)"),
+        replay_matches=answer.replay_matches())
+
+
+def missing_response(missing: Missing, trace: Trace, subject: str, now_ms: int,
+                     answer: AnswerTrace | None = None) -> wire.MissingResponse:
+    target, unit = missing.target, missing.unit
+    marks = highlighter(trace.query.terms)
+    return wire.MissingResponse(
+        subject=subject, query=trace.query.text, mode=trace.mode.value,  # type: ignore[arg-type]
+        target=wire.MissingTarget(kind=target.kind, id=target.id,  # type: ignore[arg-type]
+                                  vault=target.vault),
+        label=missing.label, status=missing.status,  # type: ignore[arg-type]
+        rule=missing.rule, reason=missing.reason,
+        candidate=(inspected_candidate(missing.entry, trace.query.terms, now_ms, answer)
+                   if missing.entry else None),
+        unit=(wire.MissingUnit(heading=unit.heading or None,
+                               snippet=make_snippet(unit.text, marks, SEARCH_SNIPPET_CHARS)[0],
+                               lexical_rank=unit.lexical_rank, matching=unit.matching,
+                               matched_terms=_term_words(unit.terms)) if unit else None))

@@ -246,6 +246,9 @@ class VaultStatus(Wire):
 class EmbedderInfo(Wire):
     model: str
     dimensions: int
+    reachable: bool = Field(True, description="it embedded a probe just now; false: recall "
+                            "steps down to lexical (`error` says why)")
+    error: str | None = Field(None, description="why it does not answer, when it does not")
 
 
 class RerankerInfo(Wire):
@@ -305,3 +308,133 @@ class StatusResponse(Wire):
     model_provider: str
     retrieval: Retrieval
     vaults: list[VaultStatus]
+
+
+# The retrieval inspector (README, "Why these memories"): every candidate a search or an
+# answer's recall weighed, the policy's decision on each, and for a named note or message
+# why it is missing.
+class GateDecision(Wire):
+    passed: bool = Field(description="the rule let it through (a hit, unless the limit "
+                         "was reached)")
+    rule: str = Field(description="which rule decided: relevance, relevance_floor, "
+                      "relative_floor, group_taken, cosine, cosine_bar, cosine_support, "
+                      "cosine_support_floor, lexical_only, lexical_only_floor, pending, "
+                      "pending_floor, fuzzy_only, max_hits, together")
+    reason: str = Field(description="the same in words, with the figures it decided on")
+
+
+class CosineGate(Wire):
+    model_prefix: str = Field(description="the embedder the bar was measured for")
+    accept: float = Field(description="a cosine this high passes on its own")
+    support: float = Field(description="... this high passes with enough BM25 relevance")
+
+
+class InspectedCandidate(Wire):
+    kind: Literal["note", "message"]
+    id: str = Field(description="a note's path in its vault, a message's id")
+    label: str
+    href: str
+    vault: str | None
+    heading: str | None
+    conversation_id: str | None
+    timestamp: Iso
+    snippet: str
+    matched_terms: list[str] = Field(description="the query's terms it holds")
+    rank: int | None = Field(description="its place in the merged list; null when a better "
+                             "unit of its note or conversation took the slot")
+    score: float = Field(description="what the list is ordered by")
+    relevance: float = Field(description="BM25 as a share of the query's ceiling, in [0, 1]")
+    lexical_rank: int | None = Field(description="1-based, in the lexical list, when two "
+                                      "lists were fused (lexical mode: `rank` is it)")
+    cosine: float | None = Field(description="the query's embedding against the unit's")
+    vector_rank: int | None = Field(description="1-based, in the vector list")
+    fused: float | None = Field(description="the lists fused (hybrid) or blended (adaptive)")
+    rerank: float | None = Field(description="the reranker's score, when one ran")
+    recency: float = Field(description="the recency multiplier (≥ 1)")
+    standing: float = Field(description="the bounded standing multiplier (0.90–1.10), "
+                            "the owner's feedback included")
+    feedback: float = Field(description="the owner's feedback's share of standing")
+    pending: bool = Field(description="no vector yet: judged on its lexical evidence")
+    fuzzy: bool = Field(description="matched only through a spelling correction")
+    decision: GateDecision
+    hit: bool = Field(description="in the result: the search's hits, or the recall block")
+    injected: bool | None = Field(description="answers: the answer was given it (as "
+                                  "stored with the answer); null for a search")
+    cited: int | None = Field(description="answers: its [n] in the answer, when cited")
+    after_question: bool | None = Field(description="answers: dated after the question "
+                                        "was asked (a message then did not exist yet)")
+
+
+class StoredItem(Wire):
+    kind: Literal["note", "message"]
+    id: str
+    vault: str | None
+
+
+class AnswerInspected(Wire):
+    answer_id: str
+    question_id: str
+    question: str = Field(description="the owner's message the answer replies to")
+    asked_at: Iso
+    injected: list[StoredItem] = Field(description="what recall gave the answer, as stored "
+                                       "with it (message_citations, message_quotes)")
+    cited: list[Source] = Field(description="the sources its [n] markers cite")
+    replayed: bool = Field(description="true: candidates, scores and decisions come from "
+                           "recall re-run for the question, not from the time it was asked")
+    replay: str = Field(description="what the replay is, in words")
+    replay_matches: bool = Field(description="the replay injects what the answer was given")
+
+
+class InspectResponse(Wire):
+    subject: Literal["search", "answer"]
+    policy: Literal["explicit", "automatic"]
+    query: str = Field(description="the normalised text searched")
+    terms: list[str] = Field(description="the FTS terms searched (spelling corrections "
+                             "applied)")
+    corrections: dict[str, str]
+    mode: str = Field(description="the retrieval mode that ran")
+    fallback: str | None
+    skipped: str | None = Field(description="social or meta: recall skipped the message")
+    time: TimeInfo | None
+    gate: Literal["lexical", "cosine"] = Field(description="which bar decided: BM25 "
+                                               "relevance, or the embedder's cosine")
+    cosine_gate: CosineGate | None
+    hits: int = Field(description="candidates in the result")
+    candidates: list[InspectedCandidate] = Field(description="in list order; hits brought "
+                                                 "along by a relation last")
+    answer: AnswerInspected | None = Field(description="for an answer: what is stored "
+                                           "with it; null for a search")
+
+
+class MissingTarget(Wire):
+    kind: Literal["note", "message"]
+    id: str
+    vault: str | None
+
+
+class MissingUnit(Wire):
+    heading: str | None
+    snippet: str
+    lexical_rank: int = Field(description="among every unit of its corpus the query matches")
+    matching: int = Field(description="how many units of its corpus the query matches")
+    matched_terms: list[str]
+
+
+class MissingResponse(Wire):
+    subject: Literal["search", "answer"]
+    query: str
+    mode: str
+    target: MissingTarget
+    label: str | None = Field(description="the note's title, or the conversation's")
+    status: Literal["hit", "left_out", "absent"] = Field(
+        description="hit: not missing; left_out: a candidate the policy refused; absent: "
+        "never a candidate")
+    rule: str = Field(description="the rule that left it out (GateDecision.rule), or why "
+                      "it was never a candidate: not_stored, deleted, not_synced, withdrawn, "
+                      "not_indexed, the_question, no_terms, no_query_term, "
+                      "beyond_candidates, before_gate")
+    reason: str
+    candidate: InspectedCandidate | None = Field(description="its best candidate, when it "
+                                                 "was one")
+    unit: MissingUnit | None = Field(description="its best-matching unit, when it was "
+                                     "never a candidate but matches the query")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from shared.rank.candidate import Candidate
 from shared.rank.feedback import FEEDBACK_MAX
-from shared.rank.scoring import merge, specificity
+from shared.rank.scoring import ranked_in_groups, specificity
 
 
 @dataclass(frozen=True)
@@ -164,20 +164,82 @@ BUNDLE_MAX_CANONICAL = 1
 BUNDLE_MAX_EVIDENCE = 2
 
 
-def passes(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> bool:
+# The gate's rules, each a stable code (the inspector shows them: README, "Why these
+# memories") and its reason in words, filled with the figures it decided on. Formatted only
+# when read: the gate runs for every candidate of every recall.
+REASONS: Mapping[str, str] = {
+    "fuzzy_only": "it matched only through a spelling guess, which {0} recall never trusts",
+    "relevance": "relevance {0:.3f} reaches the floor {1:.2f} (lexical gate)",
+    "relevance_floor": "relevance {0:.3f} is below the floor {1:.2f} (lexical gate)",
+    "pending": "it has no vector yet, so it is judged lexically: relevance {0:.3f} reaches "
+               "{1:.2f}",
+    "pending_floor": "it has no vector yet, so it is judged lexically: relevance {0:.3f} is "
+                     "below {1:.2f}",
+    "lexical_only": "the vector list did not hold it: relevance {0:.3f} reaches {1:.2f}",
+    "lexical_only_floor": "the vector list did not hold it: relevance {0:.3f} is below {1:.2f}",
+    "cosine": "cosine {0:.3f} reaches the bar {1:.2f}",
+    "cosine_support": "cosine {0:.3f} reaches {1:.2f} and relevance {2:.3f} reaches {3:.2f}",
+    "cosine_support_floor": "cosine {0:.3f} is under the bar {4:.2f}; over {1:.2f}, it needs "
+                            "relevance {3:.2f}, and has {2:.3f}",
+    "cosine_bar": "cosine {0:.3f} is under {1:.2f} (and the bar {2:.2f})",
+    "relative_floor": "score {0:.3f} is under {1:.0%} of the best hit's {2:.3f}",
+    "group_taken": "its {0}'s slot is taken by a better hit ({1!r}, score {2:.3f}): one per "
+                   "{0}",
+    "max_hits": "it would pass ({0.reason}), but {1} recall takes at most {2} hits",
+    # Not the gate's own: a chosen note brings a competing claim along (worker/recall/together.py).
+    "together": "brought along beside a recalled note it competes with (a contradicts, "
+                "supersedes or qualifies relation), within the hit limit",
+}
+
+
+# What one hit per group means, in the words of "group_taken".
+GROUP_WORDS: Mapping[str, str] = {"note": "note", "message": "conversation"}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The gate's decision on one hit: the rule that made it (a key of REASONS) and the
+    figures that rule decided on."""
+
+    passed: bool
+    rule: str
+    args: tuple[object, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        return REASONS[self.rule].format(*self.args)
+
+
+def verdict(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> Verdict:
     """The gate for one hit (its rank condition aside). Without a bar, its BM25 relevance
     decides; with one, its cosine: similar enough on its own, or somewhat similar and
     lexically relevant; a hit the vectors did not find needs a higher relevance."""
     if cand.fuzzy and not policy.trust_fuzzy:
-        return False
+        return Verdict(False, "fuzzy_only", (policy.name,))
     if bar is None:
-        return cand.relevance >= policy.min_relevance
+        ok = cand.relevance >= policy.min_relevance
+        return Verdict(ok, "relevance" if ok else "relevance_floor",
+                       (cand.relevance, policy.min_relevance))
     if cand.cosine is None:
         # A unit still being embedded is judged as the lexical gate would judge it.
-        return cand.relevance >= (policy.min_relevance if cand.pending else
-                                  max(policy.lexical_only_relevance, policy.min_relevance))
-    return cand.cosine >= bar.accept or (cand.cosine >= bar.support
-                                         and cand.relevance >= policy.min_relevance)
+        floor = (policy.min_relevance if cand.pending else
+                 max(policy.lexical_only_relevance, policy.min_relevance))
+        rule = "pending" if cand.pending else "lexical_only"
+        ok = cand.relevance >= floor
+        return Verdict(ok, rule if ok else rule + "_floor", (cand.relevance, floor))
+    if cand.cosine >= bar.accept:
+        return Verdict(True, "cosine", (cand.cosine, bar.accept))
+    if cand.cosine >= bar.support:
+        ok = cand.relevance >= policy.min_relevance
+        return Verdict(ok, "cosine_support" if ok else "cosine_support_floor",
+                       (cand.cosine, bar.support, cand.relevance, policy.min_relevance,
+                        bar.accept))
+    return Verdict(False, "cosine_bar", (cand.cosine, bar.support, bar.accept))
+
+
+def passes(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> bool:
+    """`verdict`'s decision alone."""
+    return verdict(cand, policy, bar).passed
 
 
 def lexical_pass_floor(policy: RecallPolicy) -> float:
@@ -189,23 +251,54 @@ def lexical_pass_floor(policy: RecallPolicy) -> float:
     return policy.min_relevance * policy.standing.floor
 
 
-def select(candidates: Sequence[Candidate], policy: RecallPolicy,
-           limit: int | None = None, bar: CosineBar | None = None) -> list[Candidate]:
-    """The policy applied to scored candidates from every retriever: one ranked list, at
-    most `per_group` per group, gated, at most `limit` (default `policy.max_hits`).
-    `bar`: the cosine bar of the embedder whose vectors were fused in, if measured."""
-    ranked = merge(candidates, len(candidates), policy.per_group)
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One candidate as the policy saw it: its place in the merged list (`rank`, 1-based;
+    None when its group's slot was taken) and the verdict."""
+
+    candidate: Candidate
+    verdict: Verdict
+    rank: int | None
+    chosen: bool  # among the hits `select` returns
+
+
+def judge(candidates: Sequence[Candidate], policy: RecallPolicy,
+          limit: int | None = None, bar: CosineBar | None = None) -> list[Decision]:
+    """The policy applied to scored candidates from every retriever, every candidate with
+    its decision, in list order: at most `per_group` per group, the relative floor, the
+    gate (`verdict`), at most `limit` (default `policy.max_hits`) chosen. A candidate
+    after the limit is judged by its own rules and, if it would pass, left out for the
+    limit. `bar`: the cosine bar of the embedder whose vectors were fused in, if measured."""
+    ranked = ranked_in_groups(candidates, policy.per_group)
     if not ranked:
         return []
-    best = ranked[0].score
-    chosen = []
-    for cand in ranked:
-        if cand.score < policy.relative_floor * best or not passes(cand, policy, bar):
+    best = next(c for c, taken in ranked if taken is None).score
+    most = limit or policy.max_hits
+    floor = policy.relative_floor * best
+    out: list[Decision] = []
+    chosen = rank = 0
+    for cand, taken in ranked:
+        if taken is not None:
+            out.append(Decision(cand, Verdict(False, "group_taken", (
+                GROUP_WORDS[cand.kind], taken.label, taken.score)), None, False))
             continue
-        chosen.append(cand)
-        if len(chosen) >= (limit or policy.max_hits):
-            break
-    return chosen
+        rank += 1
+        if cand.score < floor:
+            found = Verdict(False, "relative_floor",
+                            (cand.score, policy.relative_floor, best))
+        else:
+            found = verdict(cand, policy, bar)
+        if found.passed and chosen >= most:
+            found = Verdict(False, "max_hits", (found, policy.name, most))
+        chosen += found.passed
+        out.append(Decision(cand, found, rank, found.passed))
+    return out
+
+
+def select(candidates: Sequence[Candidate], policy: RecallPolicy,
+           limit: int | None = None, bar: CosineBar | None = None) -> list[Candidate]:
+    """The candidates `judge` chooses, in list order."""
+    return [d.candidate for d in judge(candidates, policy, limit, bar) if d.chosen]
 
 
 # A chat message over the query limit recalls from its sentences that score at least this

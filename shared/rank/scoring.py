@@ -102,21 +102,31 @@ def recency_boost(timestamp_ms: int, now_ms: int) -> float:
     return 1.0 + RECENCY_WEIGHT * halving
 
 
-def merge(candidates: Iterable[Candidate], limit: int,
-          per_group: int | Mapping[str, int] | None = 1) -> list[Candidate]:
-    """One ranked list: score desc; ties → newer first, then notes before messages, then id.
-    At most `per_group` hits per note or conversation (None: no cap)."""
+def ranked_in_groups(candidates: Iterable[Candidate],
+                     per_group: int | Mapping[str, int] | None = 1
+                     ) -> list[tuple[Candidate, Candidate | None]]:
+    """Every candidate in list order (score desc; ties → newer first, then notes before
+    messages, then id), each with the better candidate of its note or conversation that
+    took the group's last slot when `per_group` leaves it none (None: it keeps a slot)."""
     ordered = sorted(candidates,
                      key=lambda c: (-round(c.score, 12), -c.timestamp_ms, c.kind != "note", c.id))
-    result: list[Candidate] = []
-    groups: dict[tuple[str, str], int] = {}
+    result: list[tuple[Candidate, Candidate | None]] = []
+    groups: dict[tuple[str, str], list[Candidate]] = {}
     for cand in ordered:
         key = (cand.kind, cand.group)
         cap = per_group.get(cand.kind) if isinstance(per_group, Mapping) else per_group
-        if cap is not None and groups.get(key, 0) >= cap:
+        held = groups.setdefault(key, [])
+        if cap is not None and len(held) >= cap:
+            result.append((cand, held[-1]))
             continue
-        groups[key] = groups.get(key, 0) + 1
-        result.append(cand)
-        if len(result) >= limit:
-            break
+        held.append(cand)
+        result.append((cand, None))
     return result
+
+
+def merge(candidates: Iterable[Candidate], limit: int,
+          per_group: int | Mapping[str, int] | None = 1) -> list[Candidate]:
+    """One ranked list (`ranked_in_groups`' order), at most `per_group` hits per note or
+    conversation (None: no cap), at most `limit`."""
+    kept = [cand for cand, taken in ranked_in_groups(candidates, per_group) if taken is None]
+    return kept[:limit]

@@ -21,7 +21,8 @@ from tests.conftest import TOKEN, note, sync
 from worker.config import Settings
 
 OWNER_TOKEN = "owner-token-for-mcp"
-TOOLS = {"search_memory", "recall", "get_note", "get_message", "remember", "forget"}
+TOOLS = {"search_memory", "recall", "get_note", "get_message", "remember", "forget",
+         "inspect"}
 
 
 @pytest.fixture
@@ -89,6 +90,21 @@ async def test_every_tool_through_the_sdk(server: RunningServer) -> None:
         assert missing.is_error and "no note" in missing.content[0].text
         bad = await s.call_tool("search_memory", {"limit": 3})
         assert bad.is_error and "query" in bad.content[0].text
+
+
+async def test_inspect_through_the_sdk(server: RunningServer) -> None:
+    await sync_note(server)
+    async with session(server.url, owner(server.url)) as s:
+        recall = result(await s.call_tool("inspect", {"query": "where is the shed key?"}))
+        assert (recall["policy"], recall["subject"]) == ("automatic", "search")
+        [shed] = [c for c in recall["candidates"] if c["id"] == "Home/Shed.md"]
+        assert shed["hit"] and shed["decision"]["passed"]
+        assert shed["decision"]["reason"].startswith("relevance ")
+        search = result(await s.call_tool("inspect", {"query": "geranium",
+                                                      "policy": "explicit"}))
+        assert search["policy"] == "explicit" and search["hits"] == 1
+        bad = await s.call_tool("inspect", {"query": "x", "policy": "loud"})
+        assert bad.is_error and "policy" in bad.content[0].text
 
 
 def leaves(exc: BaseException) -> list[BaseException]:

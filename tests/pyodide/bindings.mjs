@@ -82,6 +82,19 @@ export function makeAI() {
   };
 }
 
+// Workers AI when it cannot serve: every run() rejects with an Error, its code in the text,
+// as the binding's errors read ("AiError: 3040: Capacity temporarily exceeded, ...").
+export function makeFailingAI(message) {
+  return {
+    calls: [],
+    async run(model, inputs) {
+      need(isPlainObject(inputs), `AI.run(${model}) takes an inputs object`);
+      this.calls.push(model);
+      throw new Error(message);
+    },
+  };
+}
+
 // Vectorize V2: ids of at most 64 bytes, values a number array or Float32Array of the
 // index's dimension, metadata an object; topK at most 100 (20 with metadata or values);
 // filters with $eq/$ne/$in/$nin/$lt/$lte/$gt/$gte or a bare value for $eq.
@@ -191,7 +204,7 @@ export async function makeBindings(root) {
       }
       return await miniflare.getD1Database("DB");
     },
-    makeRateLimiter, makeAI, makeVectorize,
+    makeRateLimiter, makeAI, makeFailingAI, makeVectorize,
     makeAssets: () => makeAssets(path.join(root, "worker", "static")),
   };
   return { module, close: async () => { if (miniflare) await miniflare.dispose(); } };

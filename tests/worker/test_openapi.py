@@ -161,6 +161,15 @@ async def answers(client: httpx.AsyncClient) -> AsyncIterator[list[tuple[str, st
     await call("GET", "/api/search", "/api/search", params={"q": "crampons glacier"})
     await call("GET", "/api/search", "/api/search", params={"q": "the"})
     await call("GET", "/api/search", "/api/search", params={"q": "x", "vault": "Nowhere"})
+    await call("GET", "/api/inspect/search", "/api/inspect/search",
+               params={"q": "crampons glacier"})
+    await call("GET", "/api/inspect/search", "/api/inspect/search", params={"q": "x",
+                                                                           "mode": "fast"})
+    await call("GET", "/api/inspect/answers/{message_id}", f"/api/inspect/answers/{answer}")
+    await call("GET", "/api/inspect/answers/{message_id}", "/api/inspect/answers/unknown")
+    await call("GET", "/api/inspect/missing", "/api/inspect/missing", params={
+        "answer": answer, "vault": "Life", "path": "Travel/Iceland.md"})
+    await call("GET", "/api/inspect/missing", "/api/inspect/missing", params={"q": "x"})
     await call("GET", "/api/conversations", "/api/conversations", params={"limit": 1})
     messages = "/api/conversations/{conversation_id}/messages"
     await call("GET", messages, f"/api/conversations/{conversation}/messages")

@@ -16,6 +16,7 @@ from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import pick_zone
 from worker import views
 from worker.config import Runtime
+from worker.inspect.trace import recall_trace, search_trace
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
 from worker.semantic.scheduling import forget_vectors, schedule_indexing
@@ -57,6 +58,14 @@ class NoteInput(_Input):
 
 class MessageInput(_Input):
     id: str = Field(min_length=1, max_length=200, description="a message id")
+
+
+class InspectInput(_Input):
+    query: str = Field(min_length=1, max_length=8_000, description="a search, or a chat "
+                       "message as the owner would write it to Mallory")
+    policy: Literal["automatic", "explicit"] = Field(
+        "automatic", description="automatic: what recall would inject for a chat message; "
+        "explicit: what search_memory lists")
 
 
 class RememberInput(_Input):
@@ -130,6 +139,19 @@ async def _get_message(rt: Runtime, args: MessageInput) -> dict[str, Any]:
     return {"message": _plain(views.message_out(message)), "newer_count": newer}
 
 
+async def _inspect(rt: Runtime, args: InspectInput) -> dict[str, Any]:
+    now, zone = rt.now_ms(), pick_zone(rt.settings.owner_timezone, None)
+    if args.policy == "explicit":
+        trace = await search_trace(rt.db, args.query, now, source="all",
+                                   limit=EXPLICIT.max_hits, vault=None,
+                                   semantics=rt.semantics, mode=rt.mode, zone=zone)
+    else:
+        trace = await recall_trace(rt.db, args.query, now, exclude_ids=(),
+                                   conversation_id=None, text_is_stored=False,
+                                   semantics=rt.semantics, mode=rt.mode, zone=zone)
+    return _plain(views.inspect_response(trace, now))
+
+
 async def _remember(rt: Runtime, args: RememberInput) -> dict[str, Any]:
     now = rt.now_ms()
     row = await rt.db.prepare(REMEMBERED_ID_SQL).bind(REMEMBERED_TITLE).first()
@@ -169,6 +191,9 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          _get_note),
     Tool("get_message", "One message of the owner's past conversations, by id.",
          MessageInput, _get_message),
+    Tool("inspect", "Why these memories: every candidate recall or search weighed for this "
+         "text, with its lexical and vector scores and the gate's decision and reason.",
+         InspectInput, _inspect),
     Tool("remember", "Keep a fact the owner asked to remember: it is recalled in later "
          "conversations like anything the owner wrote.", RememberInput, _remember,
          read_only=False),

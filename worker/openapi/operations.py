@@ -21,17 +21,21 @@ from shared.api.wire import (
     ConversationsPage,
     FeedbackRecorded,
     Forgotten,
+    InspectResponse,
     Manifest,
     MessageLookup,
     MessagesPage,
+    MissingResponse,
     Renamed,
     SearchResponse,
     StatusResponse,
 )
 from worker.openapi.params import (
     ConversationsParams,
+    InspectAnswerParams,
     ManifestParams,
     MessagesParams,
+    MissingParams,
     SearchParams,
 )
 from worker.security.routes import LOGIN_PATH
@@ -69,6 +73,23 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/api/search", "Explicit recall: ranked hits with snippets and links",
               "search", SearchResponse, query=SearchParams,
               errors={400: "q missing or too long, a bad source or limit, an unknown vault"}),
+    Operation("GET", "/api/inspect/search", "Why these memories, for a search: every "
+              "candidate with its lexical and vector scores and the policy's decision and "
+              "reason", "inspect", InspectResponse, query=SearchParams,
+              errors={400: "as GET /api/search"}),
+    Operation("GET", "/api/inspect/answers/{message_id}", "Why these memories, for an "
+              "answer: what it was given and cited (as stored), every candidate of its "
+              "question's recall re-run, with the gate's decision and reason", "inspect",
+              InspectResponse, query=InspectAnswerParams,
+              errors={400: "the message has no answer or question beside it "
+                           "(not_an_answer), was withdrawn, a bad mode or tz",
+                      404: "no message with that id"}),
+    Operation("GET", "/api/inspect/missing", "Why is this missing: where a note or message "
+              "stood in a search or an answer's recall, and the rule that left it out",
+              "inspect", MissingResponse, query=MissingParams,
+              errors={400: "not exactly one of q and answer, or of path (with vault) and "
+                           "message; an unknown vault; as GET /api/search",
+                      404: "answer names no message"}),
     Operation("POST", "/api/feedback", "The owner's 👍/👎 on source [n] of one of "
               "Mallory's answers: nudges that document's ranking, and a 👎 keeps it out of "
               "automatic recall for that question", "feedback", FeedbackRecorded,
@@ -106,7 +127,7 @@ OPERATIONS: tuple[Operation, ...] = (
               {"type": "object", "description": "a mallory-export document (README, "
                "\"Import and export\"); application/zip with ?as=zip"}, query=ExportParams),
     Operation("POST", "/mcp", "Mallory's memory over MCP (Streamable HTTP, JSON-RPC 2.0): "
-              "tools search_memory, recall, get_note, get_message, remember, forget",
+              "tools search_memory, recall, get_note, get_message, remember, forget, inspect",
               "mcp", {"type": "object", "description": "a JSON-RPC 2.0 response"},
               errors={400: "the body is not JSON"}),
     Operation("GET", "/status", "Corpus sizes, sync freshness per vault, retrieval mode",

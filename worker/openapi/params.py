@@ -48,3 +48,20 @@ class ManifestParams(BaseModel):
     vault: str = Field(description="the vault's id (a lower-case UUID)")
     after: str = Field("", description="the next_after of the previous page")
     limit: int = Field(MANIFEST_PAGE, ge=1, le=MANIFEST_MAX_PAGE)
+
+
+class InspectAnswerParams(BaseModel):
+    tz: str | None = Field(None, description="the IANA zone to read time words in (else "
+                           "OWNER_TIMEZONE, else the zone the chat request named, else UTC)")
+    mode: Literal["lexical", "hybrid", "adaptive", "quality"] | None = Field(
+        None, description="how to re-run recall (else the configured mode); a semantic "
+        "mode without an embedder → 400 mode_unavailable")
+
+
+class MissingParams(SearchParams):
+    q: str | None = Field(None, description="the search it is missing from (or answer=)")  # type: ignore[assignment]
+    answer: str | None = Field(None, description="the answer (a message id) whose recall "
+                               "it is missing from (or q=)")
+    vault: str | None = Field(None, description="the missing note's vault (with path=)")
+    path: str | None = Field(None, description="the missing note's path in its vault")
+    message: str | None = Field(None, description="the missing message's id (or path=)")

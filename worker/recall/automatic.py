@@ -19,11 +19,12 @@ from shared.rank.feedback import query_hash
 from shared.rank.policy import (
     AUTOMATIC,
     CosineBar,
+    Decision,
     RecallPolicy,
     cosine_bar,
+    judge,
     lexical_pass_floor,
     names_only,
-    select,
 )
 from shared.text.dialogue import dialogue_act
 from shared.text.matcher import matched_terms, with_terms
@@ -68,6 +69,10 @@ class Gated:
     fallback: str | None = None
     skipped: str | None = None  # the dialogue act, when recall was skipped for it
     time: TimeScope | None = None
+    # Every candidate of the search that decided, with the gate's decision on it (what
+    # the inspector shows), and the cosine bar it applied (None: the lexical gate).
+    decisions: tuple[Decision, ...] = ()
+    bar: CosineBar | None = None
 
 
 async def candidates(db: Database, text: str, now_ms: int, *,
@@ -111,28 +116,34 @@ async def candidates(db: Database, text: str, now_ms: int, *,
 async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str, ...] = (),
                 conversation_id: str | None = None, text_is_stored: bool = False,
                 policy: RecallPolicy = AUTOMATIC, semantics: Semantics | None = None,
-                mode: RetrievalMode = RetrievalMode.LEXICAL, zone: Zone = UTC_ZONE) -> Gated:
+                mode: RetrievalMode = RetrievalMode.LEXICAL, zone: Zone = UTC_ZONE,
+                every_row: bool = False) -> Gated:
     """What automatic recall would inject for `text` (no hits when none is reliable): the
     gate's hits, with the notes their conflict relations reach beside them. A time the
     message names restricts recall to it, unless nothing there passes the gate: then it
-    recalls as if no time were named."""
+    recalls as if no time were named. `every_row`: see `candidates` (the inspector shows
+    every row; the hits are the same)."""
     scope = scope_of(text, Mode.AUTOMATIC, now_ms, zone)
     kwargs: dict[str, Any] = {"exclude_ids": exclude_ids, "conversation_id": conversation_id,
               "text_is_stored": text_is_stored, "policy": policy, "semantics": semantics,
-              "mode": mode}
+              "mode": mode, "every_row": every_row}
     if scope is not None:
         found, act = await candidates(db, text, now_ms, scope=scope, **kwargs)
-        hits = await _gate(db, found, policy, semantics, now_ms) if act == "request" else []
+        bar = gate_bar(found, semantics)
+        decisions, hits = (await decide(db, found, policy, bar, now_ms) if act == "request"
+                           else ([], []))
         if hits or act != "request":
             return Gated(query=found.query, hits=hits, mode=found.mode,
-                         fallback=found.fallback, skipped=None if hits else act, time=scope)
+                         fallback=found.fallback, skipped=None if hits else act, time=scope,
+                         decisions=tuple(decisions), bar=bar)
         scope = replace(scope, applied=False)
     found, act = await candidates(db, text, now_ms, **kwargs)
     if act != "request":
         return Gated(query=found.query, hits=[], mode=mode, skipped=act, time=scope)
-    hits = await _gate(db, found, policy, semantics, now_ms)
+    bar = gate_bar(found, semantics)
+    decisions, hits = await decide(db, found, policy, bar, now_ms)
     return Gated(query=found.query, hits=hits, mode=found.mode, fallback=found.fallback,
-                 time=scope)
+                 time=scope, decisions=tuple(decisions), bar=bar)
 
 
 def gate_bar(found: Retrieved, semantics: Semantics | None) -> CosineBar | None:
@@ -155,18 +166,20 @@ def gate_bar(found: Retrieved, semantics: Semantics | None) -> CosineBar | None:
     return cosine_bar(semantics.embedder.model)
 
 
+async def decide(db: Database, found: Retrieved, policy: RecallPolicy,
+                 bar: CosineBar | None, now_ms: int) -> tuple[list[Decision], list[Candidate]]:
+    """The gate's decision on every candidate (shared.rank.policy.judge), and its hits at
+    this bar with the notes their conflict relations reach beside them."""
+    decisions = judge(found.candidates, policy, bar=bar)
+    hits = await with_competitors(db, [d.candidate for d in decisions if d.chosen],
+                                  found.candidates, found.query, policy, now_ms)
+    return decisions, with_terms(hits, found.query.terms)
+
+
 async def gate(db: Database, found: Retrieved, policy: RecallPolicy,
                bar: CosineBar | None, now_ms: int) -> list[Candidate]:
-    """The gate's hits at this bar, with the notes their conflict relations reach beside
-    them (bench.gate_curve sweeps `policy` and `bar` here)."""
-    hits = await with_competitors(db, select(found.candidates, policy, bar=bar),
-                                  found.candidates, found.query, policy, now_ms)
-    return with_terms(hits, found.query.terms)
-
-
-async def _gate(db: Database, found: Retrieved, policy: RecallPolicy,
-                semantics: Semantics | None, now_ms: int) -> list[Candidate]:
-    return await gate(db, found, policy, gate_bar(found, semantics), now_ms)
+    """The gate's hits at this bar (bench.gate_curve sweeps `policy` and `bar` here)."""
+    return (await decide(db, found, policy, bar, now_ms))[1]
 
 
 async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:

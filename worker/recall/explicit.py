@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
-from shared.rank.policy import EXPLICIT, RecallPolicy, select
+from shared.rank.policy import EXPLICIT, Decision, RecallPolicy, judge
 from shared.text.matcher import with_terms
 from shared.text.sanitiser import Mode, SearchQuery, Term, build_query
 from shared.time.zones import UTC_ZONE, Zone
@@ -30,16 +30,19 @@ class ExplicitResult:
     fallback: str | None = None  # why it stepped down from the mode asked for
     corrections: Mapping[str, str] = field(default_factory=dict)
     time: TimeScope | None = None  # the time the query named, and whether it was applied
+    # Every candidate with the policy's decision on it (what the inspector shows).
+    decisions: tuple[Decision, ...] = ()
 
 
 async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: RecallPolicy,
                   limit: int, time: TimeScope | None, now_ms: int) -> ExplicitResult:
     judged = await apply_feedback(db, found.candidates, now_ms)
     ranked = await behind_echoes(db, stand(judged, query, policy.standing))
-    hits = with_terms(select(ranked, policy, limit), found.query.terms)
+    decisions = judge(ranked, policy, limit)
+    hits = with_terms([d.candidate for d in decisions if d.chosen], found.query.terms)
     return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
                           corrections=found.corrections, mode=found.mode,
-                          fallback=found.fallback, time=time)
+                          fallback=found.fallback, time=time, decisions=tuple(decisions))
 
 
 async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter = "all",

@@ -6,6 +6,7 @@ OWNER_TIMEZONE is not set."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from zoneinfo import ZoneInfoNotFoundError
 
 from starlette.requests import Request
@@ -14,11 +15,11 @@ from starlette.routing import Route
 
 from shared.api.errors import BadRequest
 from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
-from shared.time.zones import load_zone, pick_zone
+from shared.time.zones import Zone, load_zone, pick_zone
 from worker.config import Runtime
 from worker.http import int_param, json_ok, runtime
 from worker.recall.explicit import search as explicit_search
-from worker.recall.filters import SOURCES
+from worker.recall.filters import SOURCES, SourceFilter
 from worker.recall.retrieval_mode import MODES, RetrievalMode
 from worker.store import vaults
 from worker.views import search_response
@@ -40,8 +41,21 @@ def requested_mode(request: Request, rt: Runtime) -> RetrievalMode:
     return mode
 
 
-async def search(request: Request) -> JSONResponse:
-    rt = runtime(request)
+@dataclass(frozen=True)
+class SearchArgs:
+    """GET /api/search's parameters, checked (the inspector takes the same)."""
+
+    q: str
+    source: SourceFilter
+    limit: int
+    vault: str | None
+    mode: RetrievalMode
+    zone: Zone
+
+
+async def search_args(request: Request, rt: Runtime, vault_filter: bool = True
+                      ) -> SearchArgs:
+    """`vault_filter`: `vault` keeps the search to that vault (else it is not read here)."""
     q = request.query_params.get("q")
     if q is None:
         raise BadRequest("missing q: pass the search text as ?q=")
@@ -49,12 +63,19 @@ async def search(request: Request) -> JSONResponse:
     if source not in SOURCES:
         raise BadRequest(f"source must be one of {', '.join(SOURCES)}, got {source[:40]!r}")
     limit = int_param(request, "limit", EXPLICIT.max_hits, 1, EXPLICIT_MAX_LIMIT)
-    vault = request.query_params.get("vault") or None
+    vault = (request.query_params.get("vault") or None) if vault_filter else None
     if vault is not None:
         known = await vaults.names(rt.db)
         if vault not in known:
             raise BadRequest(f"vault: no vault is named {vault[:200]!r}; known vaults: "
                              f"{', '.join(map(repr, known)) or 'none yet'}")
+    return SearchArgs(q=q, source=source, limit=limit, vault=vault,  # type: ignore[arg-type]
+                      mode=requested_mode(request, rt), zone=requested_zone(request, rt))
+
+
+def requested_zone(request: Request, rt: Runtime) -> Zone:
+    """The zone time words are read in: OWNER_TIMEZONE, else `tz` (400 when it is not an
+    IANA zone), else UTC."""
     tz = request.query_params.get("tz") or None
     if tz is not None:
         try:
@@ -62,11 +83,16 @@ async def search(request: Request) -> JSONResponse:
         except (ValueError, ZoneInfoNotFoundError):
             raise BadRequest(f"tz must be an IANA time zone such as Europe/Rome, got "
                              f"{tz[:64]!r}") from None
+    return pick_zone(rt.settings.owner_timezone, tz)
+
+
+async def search(request: Request) -> JSONResponse:
+    rt = runtime(request)
+    args = await search_args(request, rt)
     now = rt.now_ms()
-    result = await explicit_search(rt.db, q, now, source=source, limit=limit,  # type: ignore[arg-type]
-                                   vault=vault, semantics=rt.semantics,
-                                   mode=requested_mode(request, rt),
-                                   zone=pick_zone(rt.settings.owner_timezone, tz))
+    result = await explicit_search(rt.db, args.q, now, source=args.source, limit=args.limit,
+                                   vault=args.vault, semantics=rt.semantics, mode=args.mode,
+                                   zone=args.zone)
     return json_ok(search_response(result, now))
 
 

@@ -7,6 +7,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from worker.http import json_ok, runtime
+from worker.semantic.probe import embedder_problem
 from worker.semantic.status import retrieval_status
 from worker.store.status import read_status
 from worker.views import status_out
@@ -16,8 +17,9 @@ async def status(request: Request) -> JSONResponse:
     rt = runtime(request)
     row, vaults, vectors = await read_status(rt.db)
     units = int(row.get("sections") or 0) + int(row.get("exchanges") or 0)
+    broken = await embedder_problem(rt.semantics) if rt.semantics is not None else None
     retrieval = retrieval_status(rt.settings.retrieval_mode, rt.mode, rt.semantics, vectors,
-                                 units, rt.semantic_problem)
+                                 units, rt.semantic_problem, broken)
     return json_ok(status_out(row, vaults, rt.settings, rt.now_ms(), retrieval))
 
 

@@ -21,7 +21,10 @@ from worker.config import Settings
 log = logging.getLogger("mallory.ratelimit")
 
 # (method, path) → the limit's name.
-LIMITED_ROUTES = {("POST", "/api/chat"): "chat", ("GET", "/api/search"): "search"}
+LIMITED_ROUTES = {("POST", "/api/chat"): "chat", ("GET", "/api/search"): "search",
+                  # The inspector searches as /api/search does (worker/routes/inspect.py).
+                  ("GET", "/api/inspect/search"): "search",
+                  ("GET", "/api/inspect/missing"): "search"}
 # The limit's name → the Workers binding (wrangler.toml) that counts it at the edge.
 BINDINGS = {"chat": "CHAT_RATE_LIMITER", "search": "SEARCH_RATE_LIMITER"}
 # The binding's period (wrangler.toml simple.period): it reports no wait, so this is it.

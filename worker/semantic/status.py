@@ -77,6 +77,7 @@ class RetrievalStatus:
     vectors: VectorHealth | None
     notes: list[str] = field(default_factory=list)
     indexing: Indexing | None = None
+    embedder_error: str | None = None  # the embedder does not answer (worker/semantic/probe.py)
 
 
 def _duration(seconds: int) -> str:
@@ -126,9 +127,12 @@ def vector_health(stats: Sequence[ModelVectors], units: int, model: str, dimensi
 
 def retrieval_status(configured: str, default: RetrievalMode, semantics: Semantics | None,
                      stats: Sequence[ModelVectors], units: int,
-                     problem: str | None = None) -> RetrievalStatus:
+                     problem: str | None = None,
+                     embedder_error: str | None = None) -> RetrievalStatus:
     """`default`: the mode the Runtime picks (Runtime.mode); `problem`: why there are no
-    semantics, in words for the owner (nothing installed, an index that cannot be opened)."""
+    semantics, in words for the owner (nothing installed, an index that cannot be opened);
+    `embedder_error`: the embedder is set up but does not answer: every recall steps down
+    to lexical (worker/recall/modes.py), so that is the mode reported."""
     notes: list[str] = []
     chose_lexical = configured == RetrievalMode.LEXICAL.value  # nothing to explain
     if semantics is None:
@@ -144,7 +148,11 @@ def retrieval_status(configured: str, default: RetrievalMode, semantics: Semanti
                                notes)
     embedder, reranker = semantics.embedder, semantics.reranker
     mode = default
-    if reranker is None and default in WITHOUT_RERANKER:
+    if embedder_error is not None and default is not RetrievalMode.LEXICAL:
+        mode = RetrievalMode.LEXICAL
+        notes.append(f"{default.value} steps down to lexical on every request: "
+                     f"{embedder_error}")
+    elif reranker is None and default in WITHOUT_RERANKER:
         mode = WITHOUT_RERANKER[default]
         notes.append(f"{default.value} behaves like {mode.value}: no reranker is set up")
     elif reranker is None and default is RetrievalMode.ADAPTIVE:
@@ -159,4 +167,4 @@ def retrieval_status(configured: str, default: RetrievalMode, semantics: Semanti
         vector_notes.insert(0, indexing_note(indexing, units))
     return RetrievalStatus(mode, configured or None, (embedder.model, embedder.dimensions),
                            reranker.model if reranker is not None else None, health,
-                           notes + vector_notes, indexing)
+                           notes + vector_notes, indexing, embedder_error)

@@ -9,6 +9,7 @@ import {
   markForgotten, markJudged, rememberedSnippet, rememberSnippet, removeCitationsOf,
   renderMessage, showWithdrawn, wasForgotten,
 } from "./messages.js";
+import { InspectorView } from "./inspect.js";
 import { startMenu } from "./menu.js";
 import { SearchView } from "./search.js";
 import { StatusPanel, vaultsOf } from "./status.js";
@@ -248,6 +249,8 @@ async function judgeSource(button) {
 }
 
 function onMessagesClick(event) {
+  const why = event.target.closest("button[data-inspect-answer]");
+  if (why) { inspector.inspectAnswer(why.dataset.inspectAnswer); return; }
   const remove = event.target.closest("button[data-delete-message]");
   if (remove) { deleteMessage(remove.closest("article[data-message-id]")); return; }
   const judge = event.target.closest("button[data-feedback]");
@@ -258,13 +261,19 @@ function onMessagesClick(event) {
   followMessageLink(link.getAttribute("href"), link.dataset.snippet);
 }
 
+const inspector = new InspectorView({
+  dialog: $("inspector"), title: $("inspector-title"), summary: $("inspector-summary"),
+  replay: $("inspector-replay"), candidates: $("inspector-candidates"), form: $("missing-form"),
+  result: $("missing-result"), hooks: { vaults: () => vaultsOf(status.last) },
+});
+
 const search = new SearchView({
   dialog: $("search-view"), form: $("search-form"), input: $("search-input"),
   results: $("search-results"), state: $("search-state"), sources: $("search-source"),
-  vaultLabel: $("search-vault-label"), vault: $("search-vault"),
+  vaultLabel: $("search-vault-label"), vault: $("search-vault"), inspect: $("search-inspect"),
   hooks: { vaults: () => vaultsOf(status.last), openMessage: (id, href, snippet) => {
     followMessageLink(href, snippet);
-  } },
+  }, inspect: (params) => inspector.inspectSearch(params) },
 });
 
 function onShortcut(event) {
@@ -272,7 +281,7 @@ function onShortcut(event) {
   const slash = event.key === "/" && !event.ctrlKey && !event.metaKey && !event.altKey &&
     !isTyping(event.target);
   if (!modK && !slash) return;
-  if (document.getElementById("confirm").open) return;
+  if (document.getElementById("confirm").open || inspector.isOpen) return;
   event.preventDefault();
   search.open();
 }

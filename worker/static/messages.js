@@ -106,10 +106,15 @@ export function renderMessage(message) {
     title: "Delete message" }, icon("trash"));
   const body = message.withdrawn
     ? [renderWithdrawn()] : [renderContent(message), renderSources(message)];
+  // "Why these memories": what recall weighed for this answer (inspect.js).
+  const why = message.role === "assistant" && !message.withdrawn
+    ? el("button", { type: "button", className: "inspect-button",
+      "data-inspect-answer": message.id, text: "Why these memories" }) : null;
   return el("article", { className: "message", "data-message-id": message.id,
     "data-role": message.role },
     el("div", { className: "meta" },
-      el("span", { text: `${who} · ${formatTime(message.created_at)}` }), remove),
+      el("span", { text: `${who} · ${formatTime(message.created_at)}` }),
+      el("span", { className: "meta-actions" }, why, remove)),
     ...body);
 }
 

@@ -48,9 +48,13 @@ function renderHit(hit) {
 }
 
 export class SearchView {
-  // hooks: openMessage(id, snippet), vaults() → [{name}] from the last /status
-  constructor({ dialog, form, input, results, state, sources, vaultLabel, vault, hooks }) {
-    Object.assign(this, { dialog, form, input, results, state, sources, vaultLabel, vault, hooks });
+  // hooks: openMessage(id, snippet), vaults() → [{name}] from the last /status,
+  // inspect(params): "why these results" for the search shown
+  constructor({ dialog, form, input, results, state, sources, vaultLabel, vault, inspect, hooks }) {
+    Object.assign(this, { dialog, form, input, results, state, sources, vaultLabel, vault,
+      inspect, hooks });
+    this.shown = null;  // the parameters of the results on screen
+    inspect.addEventListener("click", () => { if (this.shown) hooks.inspect(this.shown); });
     this.timer = null;
     this.controller = null;
     this.returnFocus = null;
@@ -122,6 +126,8 @@ export class SearchView {
     clearTimeout(this.timer);
     this.controller?.abort();
     const q = this.input.value.trim();
+    this.shown = null;
+    this.inspect.hidden = true;
     if (!q) {
       this.results.replaceChildren();
       this.showState("idle", "Search your notes and past conversations.");
@@ -132,9 +138,12 @@ export class SearchView {
     this.showState("loading", "Searching…");
     this.results.setAttribute("aria-busy", "true");
     try {
-      const body = await api(`/api/search?${this.params(q)}`, { signal: controller.signal });
+      const params = this.params(q);
+      const body = await api(`/api/search?${params}`, { signal: controller.signal });
       if (controller !== this.controller) return;
       this.render(q, body);
+      this.shown = params;
+      this.inspect.hidden = false;
     } catch (error) {
       if (controller !== this.controller || error.name === "AbortError") return;
       this.results.replaceChildren();

@@ -43,10 +43,11 @@ class HashEmbedder:
     max_batch = 100
 
     def __init__(self) -> None:
-        self.texts = 0
+        self.texts = 0  # passages embedded (/status's probe embeds a query)
 
     async def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:
-        self.texts += len(texts)
+        if kind == "passage":
+            self.texts += len(texts)
         out = []
         for text in texts:
             v = fake_vector(text, kind, DIMS)

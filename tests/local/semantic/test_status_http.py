@@ -89,7 +89,8 @@ async def test_a_complete_index_is_reported_with_its_model(file_db: SqliteDataba
     retrieval, answer = await status_and_chat(rt, "pruning roses")
     assert retrieval == {
         "mode": "hybrid", "configured": "hybrid",
-        "embedder": {"model": embedder.model, "dimensions": 384}, "reranker": None,
+        "embedder": {"model": embedder.model, "dimensions": 384, "reachable": True,
+                     "error": None}, "reranker": None,
         "vectors": {"indexed": 3, "pending": 0, "stale": 0, "model": embedder.model},
         "indexing": {"behind": False, "pending": 0, "running": False, "rate_per_s": None,
                      "eta_s": None},

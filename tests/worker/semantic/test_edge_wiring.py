@@ -141,7 +141,8 @@ async def test_both_bindings_default_to_adaptive(d1: SqliteDatabase) -> None:
     assert runtime.index_notes_inline and runtime.semantic_problem is None
     got = await status(Env(d1, AI=ai, VECTORS=vectors))
     assert (got["mode"], got["configured"]) == ("adaptive", None)
-    assert got["embedder"] == {"model": MODEL, "dimensions": 384}
+    assert got["embedder"] == {"model": MODEL, "dimensions": 384,
+                               "reachable": True, "error": None}
     assert got["reranker"] == {"model": "@cf/baai/bge-reranker-base"}
     assert got["notes"] == []
 
@@ -222,3 +223,27 @@ async def test_a_chat_turn_indexes_its_messages_through_wait_until(
     assert {r["vector_id"] for r in rows} <= set(vectors.vectors)
     embedded = [t for model, inputs in ai.calls if model == BGE_SMALL.name for t in inputs["text"]]
     assert any("boiler service" in t for t in embedded)
+
+
+async def test_status_says_lexical_when_workers_ai_fails(d1: SqliteDatabase) -> None:
+    """The AI binding rejects every call, as Workers AI does when it is out of capacity
+    (a JS Error with its code in the text): /status reports what recall then does, not
+    the configured mode."""
+    from tests.worker.semantic.js_standins import JsException
+
+    failing = FakeWorkersAI(error=JsException(
+        "AiError: 3040: Capacity temporarily exceeded, please try again."))
+    env = Env(d1, AI=failing, VECTORS=FakeVectorize(384))
+    got = await status(env)
+    assert (got["mode"], got["configured"]) == ("lexical", None)
+    assert got["embedder"]["model"] == MODEL and got["embedder"]["reachable"] is False
+    assert "Capacity temporarily exceeded" in got["embedder"]["error"]
+    assert got["notes"][0].startswith("adaptive steps down to lexical on every request: "
+                                      "the embedder failed: Workers AI")
+    assert failing.calls and failing.calls[0][0] == BGE_SMALL.name
+    async with client(env) as c:  # and search says the same of itself
+        found = (await c.get("/api/search", params={"q": "lantern"}, headers=owner())).json()
+    assert (found["mode"], found["fallback"]) == ("lexical", "embedder_failed")
+    healthy = await status(Env(d1, AI=FakeWorkersAI(), VECTORS=FakeVectorize(384)))
+    assert healthy["mode"] == "adaptive" and healthy["embedder"]["reachable"] is True
+    assert healthy["embedder"]["error"] is None

@@ -1,0 +1,90 @@
+"""The retrieval inspector's trace (README, "Why these memories"): every candidate a search
+or an automatic recall weighed, with its scores and the policy's decision on it, as the
+recall code itself made them. Nothing here ranks or gates: the decisions are those of
+shared.rank.policy.judge, kept by worker/recall/explicit.py and automatic.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from shared.rank.candidate import Candidate
+from shared.rank.policy import AUTOMATIC, EXPLICIT, CosineBar, Decision, Verdict
+from shared.text.sanitiser import SearchQuery
+from shared.time.zones import Zone
+from worker.db import Database
+from worker.recall.automatic import gated
+from worker.recall.explicit import search
+from worker.recall.filters import SourceFilter
+from worker.recall.retrieval_mode import RetrievalMode
+from worker.recall.salience import salient_text
+from worker.recall.timeframe import TimeScope
+from worker.semantic.semantics import Semantics
+
+# A hit the gate did not choose but that is in the final hits: a chosen note brought it
+# along through a conflict relation (worker/recall/together.py).
+TOGETHER = Verdict(True, "together")
+
+
+@dataclass(frozen=True)
+class Entry:
+    candidate: Candidate
+    verdict: Verdict
+    rank: int | None  # in the merged list; None when its group's slot was taken
+    hit: bool  # in the final hits (the block's, or the search's)
+
+
+@dataclass(frozen=True)
+class Trace:
+    policy: str  # "explicit" or "automatic"
+    query: SearchQuery  # as searched
+    mode: RetrievalMode
+    fallback: str | None
+    entries: list[Entry] = field(default_factory=list)
+    skipped: str | None = None
+    time: TimeScope | None = None
+    bar: CosineBar | None = None
+    corrections: dict[str, str] = field(default_factory=dict)
+
+
+def key(cand: Candidate) -> tuple[str, str]:
+    """What makes two candidates the same hit: the unit (a section, a conversation unit)."""
+    return cand.kind, cand.unit or cand.id
+
+
+def entries(decisions: Sequence[Decision], hits: Sequence[Candidate]) -> list[Entry]:
+    """The decisions in list order, then the hits no decision chose (brought along)."""
+    in_hits = {key(h) for h in hits}
+    out = [Entry(d.candidate, d.verdict if d.chosen or key(d.candidate) not in in_hits
+                 else TOGETHER, d.rank, key(d.candidate) in in_hits) for d in decisions]
+    seen = {key(d.candidate) for d in decisions}
+    out += [Entry(h, TOGETHER, None, True) for h in hits if key(h) not in seen]
+    return out
+
+
+async def search_trace(db: Database, text: str, now_ms: int, *, source: SourceFilter,
+                       limit: int, vault: str | None, semantics: Semantics | None,
+                       mode: RetrievalMode, zone: Zone) -> Trace:
+    """What GET /api/search does for `text`, with every candidate it weighed."""
+    result = await search(db, text, now_ms, source=source, limit=limit, vault=vault,
+                          semantics=semantics, mode=mode, zone=zone)
+    query = SearchQuery(result.query.text, result.searched_terms)
+    return Trace(EXPLICIT.name, query, result.mode, result.fallback,
+                 entries(result.decisions, result.hits), time=result.time,
+                 corrections=dict(result.corrections))
+
+
+async def recall_trace(db: Database, text: str, now_ms: int, *,
+                       exclude_ids: tuple[str, ...], conversation_id: str | None,
+                       text_is_stored: bool, semantics: Semantics | None,
+                       mode: RetrievalMode, zone: Zone) -> Trace:
+    """What automatic recall does for a chat message, every row a candidate (the hits are
+    the same: worker/recall/automatic.candidates, `every_row`)."""
+    text = await salient_text(db, text, text_is_stored)
+    found = await gated(db, text, now_ms, exclude_ids=exclude_ids,
+                        conversation_id=conversation_id, text_is_stored=text_is_stored,
+                        semantics=semantics, mode=mode, zone=zone, every_row=True)
+    return Trace(AUTOMATIC.name, found.query, found.mode, found.fallback,
+                 entries(found.decisions, found.hits), skipped=found.skipped,
+                 time=found.time, bar=found.bar)
