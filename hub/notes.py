@@ -51,6 +51,16 @@ class Parsed:
 SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _loaded(text: str) -> Any:
+    """The YAML's value through libyaml; a document it refuses is read again by the pure
+    loader, whose error names the line and problem as the owner sees them (libyaml's
+    mark is where it noticed, often the line after)."""
+    try:
+        return yaml.load(text, Loader=SAFE_LOADER)
+    except yaml.YAMLError:
+        return yaml.safe_load(text)
+
+
 def content_hash(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
@@ -62,7 +72,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     if split is None:
         return {}, text
     try:
-        data = yaml.load(split.yaml, Loader=SAFE_LOADER) if split.yaml.strip() else {}
+        data = _loaded(split.yaml) if split.yaml.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""

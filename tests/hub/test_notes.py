@@ -6,8 +6,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import yaml
 
-from hub.notes import Rejection, parse_note
+from hub.markdown import frontmatter_split
+from hub.notes import Rejection, parse_note, split_frontmatter
 from hub.reading import Page, read_page
 from hub.walk import walk_vault
 from shared.api.limits import MAX_NOTE_BODY_BYTES
@@ -121,3 +123,18 @@ def test_no_stated_dates_sends_none() -> None:
     result = parse("---\ndate: 0099-01-01\n---\nBody\n", path="Daily/2026-10-02.md")
     assert isinstance(result, NoteUpsert)
     assert (result.days, result.times) == ([], [])  # the file name's date the Worker reads
+
+
+@pytest.mark.parametrize("frontmatter", [
+    "title: Plain\ntags: [a, b/c]\naliases:\n  - One\n  - 'Two: quoted'\n",
+    "date: 2026-03-04\nupdated: 2026-03-04 10:20:30\ncount: 007\nratio: 1e3\nflag: yes\n",
+    "nested: {a: [1, 2, {b: null}], c: ~}\nmulti: |\n  line one\n  line two\n",
+    "unicode: Zoë – naïve ☕\nempty:\n",
+])
+def test_frontmatter_reads_the_same_through_libyaml_as_through_the_pure_loader(
+        frontmatter: str) -> None:
+    text = f"---\n{frontmatter}---\nbody\n"
+    data, body = split_frontmatter(text)
+    split = frontmatter_split(text)
+    assert split is not None and body == "body\n"
+    assert data == yaml.safe_load(split.yaml) and data
