@@ -308,8 +308,8 @@ def missing_response(missing: Missing, trace: Trace, subject: str, now_ms: int,
     marks = highlighter(trace.query.terms)
     return wire.MissingResponse(
         subject=subject, query=trace.query.text, mode=trace.mode.value,  # type: ignore[arg-type]
-        target=wire.MissingTarget(kind=target.kind, id=target.id,  # type: ignore[arg-type]
-                                  vault=target.vault),
+        target=wire.StoredItem(kind=target.kind, id=target.id,  # type: ignore[arg-type]
+                               vault=target.vault),
         label=missing.label, status=missing.status,  # type: ignore[arg-type]
         rule=missing.rule, reason=missing.reason,
         candidate=(inspected_candidate(missing.entry, trace.query.terms, now_ms, answer)

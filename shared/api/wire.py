@@ -406,12 +406,6 @@ class InspectResponse(Wire):
                                            "with it; null for a search")
 
 
-class MissingTarget(Wire):
-    kind: Literal["note", "message"]
-    id: str
-    vault: str | None
-
-
 class MissingUnit(Wire):
     heading: str | None
     snippet: str
@@ -424,7 +418,7 @@ class MissingResponse(Wire):
     subject: Literal["search", "answer"]
     query: str
     mode: str
-    target: MissingTarget
+    target: StoredItem
     label: str | None = Field(description="the note's title, or the conversation's")
     status: Literal["hit", "left_out", "absent"] = Field(
         description="hit: not missing; left_out: a candidate the policy refused; absent: "

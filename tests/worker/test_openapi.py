@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 import pytest
@@ -25,6 +25,8 @@ from tests.conftest import BASE_URL, ROOT, auth, heartbeat, note, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.openapi.document import openapi_document
+from worker.openapi.params import ModeParam
+from worker.recall.retrieval_mode import MODES
 from worker.security.routes import RouteClass, classify
 
 README_EXAMPLE = re.compile(
@@ -233,3 +235,7 @@ def test_a_wrong_example_is_caught() -> None:
               {"batch_id": "b", "status": "applied", "upserted": "1"})
     with pytest.raises(AssertionError, match="'message' is a required property"):
         check(doc, "GET", "/api/messages/{message_id}", "404", {"error": {"code": "x"}})
+
+
+def test_the_mode_parameter_lists_exactly_the_retrieval_modes() -> None:
+    assert get_args(ModeParam) == MODES

@@ -19,6 +19,10 @@ from worker.routes.conversations import (
     MESSAGES_PAGE,
 )
 
+# RetrievalMode's values (worker/recall/retrieval_mode.py) as an inline enum: the parameter
+# schemas here carry no $defs for a referenced enum. tests/worker/test_openapi.py pins them equal.
+ModeParam = Literal["lexical", "hybrid", "adaptive", "quality"]
+
 
 class SearchParams(BaseModel):
     q: str = Field(description="the search text; only stopwords → no terms, no hits")
@@ -28,7 +32,7 @@ class SearchParams(BaseModel):
                               "mallory-hub --vault-name); unknown → 400 listing the known")
     tz: str | None = Field(None, description="the IANA zone to read \"last week\" in "
                            "(else OWNER_TIMEZONE, else UTC); not a zone → 400")
-    mode: Literal["lexical", "hybrid", "adaptive", "quality"] | None = Field(
+    mode: ModeParam | None = Field(
         None, description="how to retrieve (else the configured mode, /status); a semantic "
         "mode without an embedder → 400 mode_unavailable")
 
@@ -53,7 +57,7 @@ class ManifestParams(BaseModel):
 class InspectAnswerParams(BaseModel):
     tz: str | None = Field(None, description="the IANA zone to read time words in (else "
                            "OWNER_TIMEZONE, else the zone the chat request named, else UTC)")
-    mode: Literal["lexical", "hybrid", "adaptive", "quality"] | None = Field(
+    mode: ModeParam | None = Field(
         None, description="how to re-run recall (else the configured mode); a semantic "
         "mode without an embedder → 400 mode_unavailable")
 
