@@ -65,10 +65,8 @@ def embedded_ids(result: Result) -> set[str]:
 
 
 async def embedded(db: Database, units: Sequence[str], model: str) -> set[str]:
-    if not units:
-        return set()
-    return embedded_ids(await db.prepare(EMBEDDED_SQL).bind(json.dumps(list(units)),
-                                                             model).all())
+    statement = embedded_statement(db, units, model)
+    return embedded_ids(await statement.all()) if statement is not None else set()
 
 
 async def search(sem: Semantics, query: SearchQuery, filters: Filters,
@@ -87,7 +85,7 @@ async def search(sem: Semantics, query: SearchQuery, filters: Filters,
 def resolve_statements(db: Database, found: Found, model: str, filters: Filters
                        ) -> list[Statement]:
     """One statement per corpus: its hits resolved to live units (none without hits)."""
-    if not found.scores:
+    if not any(found.matches):
         return []
     return [db.prepare(v.resolve_sql).bind(*v.resolve_params([m.id for m in matches], model,
                                                                filters))
