@@ -30,7 +30,7 @@ from local.reindex import opened_semantics, reindex_vectors
 from local.semantic.embedder import LocalEmbedder
 from local.sqlite_db import SqliteDatabase
 from local.thread_server import running_server
-from worker.recall.corpora import VECTOR_CORPORA
+from worker.corpora import registry
 from worker.semantic.semantics import Semantics
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev"
@@ -39,7 +39,7 @@ EDIT = "\n\nEdited: the owner added this paragraph about the garden hose.\n\n"
 
 def unit_texts(db: SqliteDatabase, model: str) -> list[str]:
     """The texts the indexer embeds (its own SQL), for the bare-model floor."""
-    return [str(r["text"] or "") for c in VECTOR_CORPORA
+    return [str(r["text"] or "") for c in registry.vector_corpora()
             for r in db.connection.execute(c.units_sql, (model, -1)).fetchall()]
 
 

@@ -24,9 +24,9 @@ from shared.rank.candidate import Candidate
 from shared.rank.fusion import blend, fuse
 from shared.text.sanitiser import SearchQuery
 from shared.text.tokenizer import fold
+from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall import lexical, vector
-from worker.recall.filters import Filters
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.ports import SemanticError
 from worker.semantic.semantics import Semantics
