@@ -32,10 +32,11 @@ from worker.db.port import Value
 # The owner's question and Mallory's answer weigh the same: either can hold what is asked.
 MESSAGE_COLUMNS: Mapping[str, float] = {"question": 1.0, "answer": 1.0}
 
-# A unit's row, over conversation_units u and conversations c.
-UNIT_ROW = f"""u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
-       c.title AS conversation_title,
-       substr(u.question, 1, {TEXT_CHARS}) AS question,
+# A unit's row, over conversation_units u and conversations c: its columns, then its two
+# turns' text (a statement may select what it ranks by between them).
+UNIT_COLUMNS = """u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
+       c.title AS conversation_title"""
+UNIT_TEXTS = f"""substr(u.question, 1, {TEXT_CHARS}) AS question,
        substr(u.answer, 1, {TEXT_CHARS}) AS answer"""
 
 
@@ -78,7 +79,8 @@ def search_sql(columns: Mapping[str, float]) -> str:
     return f"""
 WITH ranked AS ({_ranked(columns)}
 )
-SELECT {UNIT_ROW}, ranked.bm25
+SELECT {UNIT_COLUMNS}, ranked.bm25,
+       {UNIT_TEXTS}
 FROM ranked
 JOIN conversation_units AS u ON u.rid = ranked.rid
 JOIN conversations AS c ON c.id = u.conversation_id
@@ -98,7 +100,8 @@ def ranked_sql(columns: Mapping[str, float]) -> str:
 # exclusions. ?1 a JSON array of rowids, ?2–?4 the exclusions.
 ROWS_SQL = f"""
 WITH ranked AS (SELECT value AS rid, key AS pos FROM json_each(?1))
-SELECT {UNIT_ROW}, ranked.rid
+SELECT {UNIT_COLUMNS}, ranked.rid,
+       {UNIT_TEXTS}
 FROM ranked
 JOIN conversation_units AS u ON u.rid = ranked.rid
 JOIN conversations AS c ON c.id = u.conversation_id
@@ -109,7 +112,8 @@ ORDER BY ranked.pos
 # The timeline: units written within a window, newest first. ?1 ?2 the window (UTC ms),
 # ?3–?5 the exclusions, ?6 rows.
 TIMELINE_SQL = f"""
-SELECT {UNIT_ROW}, 0 AS by_day
+SELECT {UNIT_COLUMNS}, 0 AS by_day,
+       {UNIT_TEXTS}
 FROM conversation_units AS u
 JOIN conversations AS c ON c.id = u.conversation_id
 WHERE u.created_at >= ?1 AND u.created_at < ?2
@@ -142,7 +146,8 @@ LIMIT ?1
 """
 # ?1 vector ids, ?2 the model, ?3–?5 the exclusions.
 VECTOR_RESOLVE_SQL = f"""
-SELECT v.vector_id, {UNIT_ROW}, NULL AS bm25
+SELECT v.vector_id, {UNIT_COLUMNS}, NULL AS bm25,
+       {UNIT_TEXTS}
 FROM vector_units AS v
 JOIN conversation_units AS u ON u.id = v.unit_id
 JOIN conversations AS c ON c.id = u.conversation_id
