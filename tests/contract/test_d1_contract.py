@@ -137,9 +137,10 @@ async def test_match_bm25_weights_and_snippet_agree(port: Database) -> None:
                                "work at the same time in SQLite", NOW_MS, message_id="m1")
     query = build_query("sqlite wal mode", Mode.EXPLICIT)
     found = await lexical.retrieve(port, query, Filters(limit=10), NOW_MS)
-    hits = sorted(found.candidates, key=lambda c: -c.score)
+    hits = sorted(found.candidates, key=lambda c: -c.scores.final)
     marks = highlighter(query.terms)
-    summary = [(h.kind, h.id, round(h.relevance, 4), make_snippet(h.text, marks)) for h in hits]
+    summary = [(h.identity.kind, h.identity.id, round(h.scores.relevance, 4),
+                make_snippet(h.presentation.text, marks)) for h in hits]
     ids = [s[1] for s in summary]
     assert ids[0] == "sqlite/wal.md" and "misc/modes.md" in ids and "misc/other.md" not in ids
     assert summary[0][2] > summary[1][2] > 0
@@ -283,9 +284,9 @@ async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> N
     assert [r["question"] for r in await feedback.export_rows(port)] == [
         "how do I prune tomatoes?"] * 2
     windowed = await search(port, "tomato plants on 2026-05-20", NOW_MS)
-    assert [h.id for h in windowed.hits] == ["Daily/2026-05-20.md"]
+    assert [h.identity.id for h in windowed.hits] == ["Daily/2026-05-20.md"]
     listed = await search(port, "what did I write on 2026-05-20?", NOW_MS)  # the timeline
-    assert [h.id for h in listed.hits] == ["Daily/2026-05-20.md"]
+    assert [h.identity.id for h in listed.hits] == ["Daily/2026-05-20.md"]
     await apply(port, "2", deletes=[{"path": "Garden/Tomatoes.md", "deleted_at": NOW_MS + 6}])
     await forget.delete_message(port, told.id, NOW_MS + 7)
     left = await port.prepare("SELECT count(*) AS n FROM recall_feedback").first()
@@ -310,10 +311,12 @@ async def test_a_gated_search_reads_only_the_rows_that_may_pass(port: Database) 
     one = await lexical.retrieve(port, query, whole, NOW_MS)
     two = await lexical.retrieve(port, query, gated, NOW_MS)
     assert len(one.candidates) == 11
-    assert [c.id for c in two.candidates] == [
-        c.id for c in one.candidates if c.relevance * c.boost * 1.1 >= 0.27] == [
+    assert [c.identity.id for c in two.candidates] == [
+        c.identity.id for c in one.candidates
+        if c.scores.relevance * c.scores.boost * 1.1 >= 0.27] == [
         "Garden/Compost.md", "m1"]
-    assert two.candidates == [c for c in one.candidates if c.id in ("Garden/Compost.md", "m1")]
+    assert two.candidates == [c for c in one.candidates
+                              if c.identity.id in ("Garden/Compost.md", "m1")]
 
 
 async def test_a_query_of_many_words_recalls_on_d1(port: Database) -> None:
@@ -324,6 +327,6 @@ async def test_a_query_of_many_words_recalls_on_d1(port: Database) -> None:
     query = build_query(text, Mode.AUTOMATIC)
     assert len({s for t in query.terms for s in t.stems}) > 5
     found = await lexical.retrieve(port, query, Filters(limit=5), NOW_MS)
-    assert [c.id for c in found.candidates] == ["Baking/Sourdough.md"]
+    assert [c.identity.id for c in found.candidates] == ["Baking/Sourdough.md"]
     with pytest.raises(QueryError, match="compound SELECT"):
         await port.prepare(" UNION ALL ".join(["SELECT 1"] * 6)).all()

@@ -80,7 +80,7 @@ async def test_units_made_by_0003_are_found_by_todays_search(blank: Database,
     await at_0002(blank, tmp_path)
     await migrate(blank)
     result = await search(blank, "coarse salt cast iron", NOW_MS)
-    assert result.hits and result.hits[0].kind == "message"
-    assert result.hits[0].id == "a1"  # the reply holds the matched words (the /?msg= link)
+    assert result.hits and result.hits[0].identity.kind == "message"
+    assert result.hits[0].identity.id == "a1"  # the reply holds the matched words (the /?msg= link)
     assert not [h for h in (await search(blank, "lantern", NOW_MS)).hits
-                if h.kind == "message"]
+                if h.identity.kind == "message"]

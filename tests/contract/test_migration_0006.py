@@ -92,7 +92,8 @@ async def test_relations_and_the_conflict_query_behave_the_same(port: Database) 
     found = await neighbourhood(port, [seed], query, NOW_MS)
     assert [(e.source.split(":", 1)[1], e.target.split(":", 1)[1], e.type)
             for e in found.edges] == [("Backups/New.md", "Backups/Old.md", "supersedes")]
-    assert sorted(c.id for c in found.notes.values()) == ["Backups/New.md", "Backups/Old.md"]
-    old_note = next(c for c in found.notes.values() if c.id == "Backups/Old.md")
-    assert old_note.heading == "How"  # its section that matches the query
-    assert (old_note.status, old_note.knowledge_role) == ("deprecated", "canonical")
+    assert sorted(c.identity.id for c in found.notes.values()) == ["Backups/New.md",
+                                                                   "Backups/Old.md"]
+    old_note = next(c for c in found.notes.values() if c.identity.id == "Backups/Old.md")
+    assert old_note.identity.heading == "How"  # its section that matches the query
+    assert (old_note.note.status, old_note.identity.knowledge_role) == ("deprecated", "canonical")

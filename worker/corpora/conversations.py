@@ -12,7 +12,7 @@ from typing import Any
 
 from shared.block.citations import message_href, shorten
 from shared.knowledge.roles import MESSAGE_ROLE
-from shared.rank.candidate import Candidate
+from shared.rank.candidate import Candidate, Identity, MessageFacts, Presentation, Scores
 from shared.text.sanitiser import Term
 from shared.text.turns import points_at_reply
 from worker.corpora.base import (
@@ -179,15 +179,17 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
     focus = str(row["answer_id"] if on_answer else row["question_id"])
     other = row["question_id"] if on_answer else row["answer_id"]
     return Candidate(
-        kind="message", id=focus, group=s.group, relevance=s.relevance,
-        boost=s.boost, timestamp_ms=s.timestamp_ms,
-        label=shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS),
-        href=message_href(focus), text=answer if on_answer else question,
-        conversation_id=str(row["conversation_id"]), role="assistant" if on_answer else "user",
-        reply=None if on_answer else (answer or None),
-        asked=(question or None) if on_answer else None,
-        covers=(focus, str(other)) if other else (focus,), unit=str(row["id"]),
-        knowledge_role=MESSAGE_ROLE)
+        identity=Identity(
+            kind="message", id=focus, group=s.group, unit=str(row["id"]),
+            label=shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS),
+            href=message_href(focus), timestamp_ms=s.timestamp_ms,
+            covers=(focus, str(other)) if other else (focus,),
+            conversation_id=str(row["conversation_id"]),
+            role="assistant" if on_answer else "user", knowledge_role=MESSAGE_ROLE),
+        scores=Scores(relevance=s.relevance, boost=s.boost),
+        presentation=Presentation(text=answer if on_answer else question),
+        message=MessageFacts(reply=None if on_answer else (answer or None),
+                             asked=(question or None) if on_answer else None))
 
 
 def _params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
@@ -209,7 +211,7 @@ def _timeline_params(filters: Filters, rows: int) -> tuple[Value, ...]:
 
 
 def _judged(cand: Candidate) -> tuple[Any, ...]:
-    return cand.covers or (cand.id,)
+    return cand.identity.covers or (cand.identity.id,)
 
 
 def _documents(cand: Candidate) -> tuple[str, ...]:

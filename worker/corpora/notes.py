@@ -12,7 +12,7 @@ from typing import Any
 from shared.api.sync_payload import PATH_SEPARATOR
 from shared.block.citations import note_href, shorten
 from shared.knowledge.roles import normal_status, role_of
-from shared.rank.candidate import Candidate
+from shared.rank.candidate import Candidate, Identity, NoteFacts, Presentation, Scores
 from shared.text.block_ids import best_block
 from shared.text.sanitiser import Term
 from worker.corpora.base import (
@@ -197,13 +197,15 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
     label = f"{title}{PATH_SEPARATOR}{heading}" if heading else title
     text = str(row["text"] or "")
     return Candidate(
-        kind="note", id=path, group=s.group, relevance=s.relevance, boost=s.boost,
-        timestamp_ms=s.timestamp_ms, label=shorten(label, MAX_LABEL_CHARS),
-        href=note_href(vault, path, heading, best_block(text, s.terms)), text=text,
-        vault=vault,
-        vid=vid, covers=(path,), unit=str(row["unit_id"]), heading=heading,
-        fields=_fields(row), knowledge_role=role_of(row["note_type"], row["role"]),
-        status=normal_status(row["status"]), related=bool(row["related"]))
+        identity=Identity(
+            kind="note", id=path, group=s.group, unit=str(row["unit_id"]),
+            label=shorten(label, MAX_LABEL_CHARS),
+            href=note_href(vault, path, heading, best_block(text, s.terms)),
+            timestamp_ms=s.timestamp_ms, covers=(path,), vault=vault, vid=vid,
+            heading=heading, knowledge_role=role_of(row["note_type"], row["role"])),
+        scores=Scores(relevance=s.relevance, boost=s.boost),
+        presentation=Presentation(text=text, fields=_fields(row)),
+        note=NoteFacts(status=normal_status(row["status"]), related=bool(row["related"])))
 
 
 def _params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
@@ -222,11 +224,11 @@ def _timeline_params(filters: Filters, rows: int) -> tuple[Value, ...]:
 
 
 def _documents(cand: Candidate) -> tuple[str, ...]:
-    return (f"note:{cand.vid}:{cand.id}",)
+    return (f"note:{cand.identity.vid}:{cand.identity.id}",)
 
 
 def _judged(cand: Candidate) -> tuple[Any, ...]:
-    return ((cand.vid, cand.id),) if cand.vid is not None else ()
+    return ((cand.identity.vid, cand.identity.id),) if cand.identity.vid is not None else ()
 
 
 def _judgments_params(keys: Sequence[Any]) -> tuple[Value, ...]:

@@ -26,7 +26,7 @@ from worker.db.port import Row
 
 def documents(cand: Candidate) -> tuple[str, ...]:
     """The keys of the documents a candidate holds (a conversation unit: its messages)."""
-    return registry.by_kind(cand.kind).judgments.documents(cand)
+    return registry.by_kind(cand.identity.kind).judgments.documents(cand)
 
 
 async def judgments(db: Database, judged: Mapping[str, Sequence[Any]]) -> list[Row]:
@@ -42,7 +42,8 @@ async def apply_feedback(db: Database, candidates: Sequence[Candidate], now_ms: 
                          suppress_for: str | None = None) -> list[Candidate]:
     if not candidates:
         return list(candidates)
-    judged = {corpus.name: sorted({key for c in candidates if c.kind == corpus.kind
+    judged = {corpus.name: sorted({key for c in candidates
+                                   if c.identity.kind == corpus.kind
                                    for key in corpus.judgments.judged(c)})
               for corpus in registry.corpora()}
     rows = await judgments(db, judged)
@@ -61,5 +62,6 @@ async def apply_feedback(db: Database, candidates: Sequence[Candidate], now_ms: 
         if refused.intersection(docs):
             continue
         found = [v for d in docs for v in votes.get(d, ())]
-        kept.append(replace(cand, feedback=delta(found, now_ms)) if found else cand)
+        kept.append(replace(cand, scores=replace(cand.scores, feedback=delta(found, now_ms)))
+                    if found else cand)
     return kept

@@ -100,7 +100,7 @@ async def test_irrelevant_stops_reinjection_for_that_query_only(client: httpx.As
     # Another query may still recall it (only its small delta applies).
     for text, kept in ((QUESTION, False), ("when should I prune tomato side shoots?", True)):
         found, _ = await candidates(db, text, NOW_MS)
-        assert (NEWER in [c.id for c in found.candidates]) is kept
+        assert (NEWER in [c.identity.id for c in found.candidates]) is kept
     # Explicit search still lists it, a little lower.
     assert NEWER in [h["id"] for h in await ranked(client)]
 
