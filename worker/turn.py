@@ -33,16 +33,17 @@ HISTORY_TURNS = AUTOMATIC.exclude_recent_turns
 def injected_notes(injected: Sequence[Injected]) -> list[Citation]:
     """Every note the answer was shown, with the excerpt of it (for withdrawal): cited or
     not, since the model may repeat what it read without a marker."""
-    return [Citation(vid=i.candidate.vid, path=i.candidate.id, excerpt=i.excerpt)
-            for i in injected if i.candidate.kind == "note" and i.candidate.vid is not None]
+    notes = [(i, i.candidate.identity) for i in injected]
+    return [Citation(vid=ident.vid, path=ident.id, excerpt=i.excerpt)
+            for i, ident in notes if ident.kind == "note" and ident.vid is not None]
 
 
 def injected_messages(injected: Sequence[Injected]) -> tuple[list[str], list[str]]:
     """Every past message the answer was shown (a hit carries its partner's text too), and
     the owner messages shown with their reply attached."""
-    messages = [i.candidate for i in injected if i.candidate.kind == "message"]
-    return ([m for c in messages for m in c.covers],
-            [c.id for c in messages if c.role == "user" and c.reply])
+    messages = [i.candidate for i in injected if i.candidate.identity.kind == "message"]
+    return ([m for c in messages for m in c.identity.covers],
+            [c.identity.id for c in messages if c.identity.role == "user" and c.message.reply])
 
 
 async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
@@ -84,5 +85,5 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
         conversation_id=conversation_id, user_message=message_out(user_message),
         assistant_message=message_out(assistant),
         recall=RecallInfo(injected=len(recall.injected), error=recall.error,
-                          mode=recall.mode.value, fallback=recall.fallback,
+                          mode=recall.ran.mode.value, fallback=recall.ran.fallback,
                           skipped=recall.skipped, time=time_info(recall.time)))

@@ -111,11 +111,12 @@ async def _search(rt: Runtime, args: SearchInput) -> dict[str, Any]:
 
 async def _recall(rt: Runtime, args: RecallInput) -> dict[str, Any]:
     now = rt.now_ms()
-    found = await gated(rt.db, args.message, now, semantics=rt.semantics, mode=rt.mode,
-                        zone=pick_zone(rt.settings.owner_timezone, None))
-    hits = [views.search_hit(h, None, now).model_dump(mode="json") for h in found.hits]
-    return {"message": args.message, "mode": found.mode.value, "fallback": found.fallback,
-            "skipped": found.skipped, "injected": len(hits), "hits": hits}
+    decided = await gated(rt.db, args.message, now, semantics=rt.semantics, mode=rt.mode,
+                          zone=pick_zone(rt.settings.owner_timezone, None))
+    hits = [views.search_hit(h, None, now).model_dump(mode="json") for h in decided.hits]
+    ran = decided.found.ran
+    return {"message": args.message, "mode": ran.mode.value, "fallback": ran.fallback,
+            "skipped": decided.skipped, "injected": len(hits), "hits": hits}
 
 
 async def _get_note(rt: Runtime, args: NoteInput) -> dict[str, Any]:

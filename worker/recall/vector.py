@@ -105,7 +105,8 @@ def candidates(found: Found, results: Sequence[Result], query: SearchQuery, now_
             cand = record.to_candidate(row, Scoring(0.0, recency_boost(ts, now_ms), ts,
                                                     str(row[record.group_column]),
                                                     query.terms, asks=asks))
-            made.append(replace(cand, cosine=scores.get(str(row["vector_id"]), 0.0)))
+            made.append(replace(cand, scores=replace(
+                cand.scores, cosine=scores.get(str(row["vector_id"]), 0.0))))
     return made
 
 
