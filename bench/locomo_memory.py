@@ -30,7 +30,7 @@ from local.thread_server import running_server
 DEFAULT_ROOT = ROOT.parent / "shared" / "eval" / "locomo"
 CACHE = ROOT / "bench-output" / "locomo"
 # What makes units and their index out of stored messages.
-UNIT_CODE = ("migrations", "worker/store", "shared/text", "worker/semantic/indexer.py",
+UNIT_CODE = ("migrations", "worker/store", "shared/text", "worker/indexing/indexer.py",
              "worker/corpora")
 VIEWS = ("owner", "third")
 

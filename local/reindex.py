@@ -25,9 +25,9 @@ from local.sqlite_db import SqliteDatabase
 from shared.api.errors import ConfigError
 from worker.corpora import registry
 from worker.corpora.base import VectorCorpus
-from worker.semantic.indexer import DROP_SQL, index_pending
+from worker.indexing.indexer import DROP_SQL, index_pending
+from worker.retrieval_status.report import ModelVectors, VectorHealth, vector_health
 from worker.semantic.semantics import Semantics
-from worker.semantic.status import ModelVectors, VectorHealth, vector_health
 from worker.store.status import VECTOR_STATS_SQL
 
 Say = Callable[[str], None]

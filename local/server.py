@@ -17,8 +17,8 @@ from shared.api.errors import ConfigError
 from worker.app import create_app
 from worker.config import OwnerAuth, Runtime, Settings
 from worker.corpora import registry
+from worker.indexing.scheduling import schedule_indexing
 from worker.security.hosts import LOOPBACK_HOSTS, is_loopback_name, loopback_only
-from worker.semantic.scheduling import schedule_indexing
 
 log = logging.getLogger("mallory.semantic")
 

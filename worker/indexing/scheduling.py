@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from worker.corpora import registry
-from worker.semantic.indexer import index_pending
+from worker.indexing.indexer import index_pending
 
 if TYPE_CHECKING:
     from worker.config import Runtime
