@@ -29,6 +29,7 @@ from worker.semantic.status import RetrievalStatus
 from worker.store.chats import Message
 from worker.store.feedback import Recorded
 from worker.store.forget import Forgotten
+from worker.store.pause import PauseState
 from worker.store.vaults import Vault
 
 # A hit at least this recent (its recency multiplier, shared.rank.scoring) says so in reasons.
@@ -50,7 +51,8 @@ def conversation_out(row: Mapping[str, Any]) -> wire.ConversationOut:
     return wire.ConversationOut(id=row["id"], title=row["title"],
                                 created_at=iso(row["created_at"]),
                                 updated_at=iso(row["updated_at"]),
-                                message_count=row["message_count"])
+                                message_count=row["message_count"],
+                                incognito=bool(row.get("incognito")))
 
 
 def conversations_page(rows: Sequence[Mapping[str, Any]], limit: int
@@ -169,7 +171,17 @@ def status_out(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Settin
         stale=not per_vault or any(v.stale for v in per_vault),
         model_provider=settings.model_provider,
         retrieval=retrieval(retrieval_status),
+        memory=memory_state(PauseState.from_row(row)),
         vaults=per_vault)
+
+
+def memory_state(state: PauseState) -> wire.MemoryState:
+    return wire.MemoryState(paused=state.paused, paused_at=_iso_or_none(state.paused_at))
+
+
+def pause_result(state: PauseState, indexed: int) -> wire.PauseResult:
+    return wire.PauseResult(paused=state.paused, paused_at=_iso_or_none(state.paused_at),
+                            indexed=indexed)
 
 
 def _reasons(cand: Candidate, marks: Pattern[str] | None, highlights: int,

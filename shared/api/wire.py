@@ -109,13 +109,16 @@ class RecallInfo(Wire):
                               "recall_failed) when recall failed and the chat went on without")
     mode: str = Field(description="the retrieval mode that ran")
     fallback: str | None = Field(description="why it stepped down from the mode asked for")
-    skipped: str | None = Field(description="social or meta: the message asks nothing of "
-                                "memory, so nothing was recalled")
+    skipped: str | None = Field(description="paused: memory is paused; social or meta: "
+                                "the message asks nothing of memory; so nothing was "
+                                "recalled")
     time: TimeInfo | None = Field(description="the time the message named, if any")
 
 
 class ChatResponse(Wire):
     conversation_id: str
+    incognito: bool = Field(description="the conversation never becomes memory: nothing "
+                            "of it is indexed or recalled")
     user_message: MessageOut
     assistant_message: MessageOut
     recall: RecallInfo
@@ -153,6 +156,8 @@ class ConversationOut(Wire):
     created_at: Iso
     updated_at: Iso = Field(description="last activity (renaming is not activity)")
     message_count: int
+    incognito: bool = Field(description="never becomes memory: nothing of it is indexed "
+                            "or recalled")
 
 
 class ConversationsPage(Wire):
@@ -294,6 +299,17 @@ class Retrieval(BaseModel):
                              "was configured, in words")
 
 
+class MemoryState(Wire):
+    paused: bool = Field(description="memory is paused: no automatic recall, nothing "
+                         "written is indexed until it resumes")
+    paused_at: Iso | None = Field(description="since when")
+
+
+class PauseResult(MemoryState):
+    indexed: int = Field(description="messages written while paused that resuming "
+                         "indexed now (0 when pausing)")
+
+
 class StatusResponse(Wire):
     schema_version: str | None = Field(description="the last migration applied")
     migrations_applied: int | None
@@ -307,6 +323,7 @@ class StatusResponse(Wire):
     stale: bool
     model_provider: str
     retrieval: Retrieval
+    memory: MemoryState
     vaults: list[VaultStatus]
 
 
@@ -425,7 +442,7 @@ class MissingResponse(Wire):
         "never a candidate")
     rule: str = Field(description="the rule that left it out (GateDecision.rule), or why "
                       "it was never a candidate: not_stored, deleted, not_synced, withdrawn, "
-                      "not_indexed, the_question, no_terms, no_query_term, "
+                      "incognito, not_indexed, the_question, no_terms, no_query_term, "
                       "beyond_candidates, before_gate")
     reason: str
     candidate: InspectedCandidate | None = Field(description="its best candidate, when it "

@@ -48,6 +48,8 @@ log = logging.getLogger("mallory.recall")
 # when the span is at most this many days: a day's or a week's notes are an answer, a
 # year's newest three are not.
 TIMELINE_MAX_DAYS = 7
+# Recall.skipped while memory is paused (worker/store/pause.py).
+PAUSED = "paused"
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,8 @@ class Recall:
     error: str | None = None  # a diagnostic code: query_too_long, recall_failed
     mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
     fallback: str | None = None  # why it stepped down from the mode asked for
-    skipped: str | None = None  # "social" or "meta": the message asks nothing of memory
+    skipped: str | None = None  # "social" or "meta": the message asks nothing of memory;
+    # PAUSED: memory is paused
     time: TimeScope | None = None  # the time the message named, and whether it was applied
 
 
