@@ -80,13 +80,13 @@ async def test_every_tool_through_the_sdk(server: RunningServer) -> None:
         recalled = result(await s.call_tool("recall", {"message": "what is my bike lock code?"}))
         assert recalled["injected"] >= 1
         assert message_id in [h["id"] for h in recalled["hits"]]
-        paused = httpx.put(f"{server.url}/api/memory/pause", json={"paused": True},
-                           headers=owner(server.url))
-        assert paused.status_code == 200, paused.text
+        async with httpx.AsyncClient(base_url=server.url, headers=owner(server.url)) as web:
+            paused = await web.put("/api/memory/pause", json={"paused": True})
+            assert paused.status_code == 200, paused.text
         held = result(await s.call_tool("recall", {"message": "what is my bike lock code?"}))
         assert (held["skipped"], held["injected"], held["hits"]) == ("paused", 0, [])
-        httpx.put(f"{server.url}/api/memory/pause", json={"paused": False},
-                  headers=owner(server.url))
+        async with httpx.AsyncClient(base_url=server.url, headers=owner(server.url)) as web:
+            assert (await web.put("/api/memory/pause", json={"paused": False})).is_success
 
         gone = result(await s.call_tool("forget", {"message_id": message_id}))
         assert gone
