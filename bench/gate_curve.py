@@ -120,7 +120,7 @@ async def _hits(db: SqliteDatabase, p: Prepared, knob: Knob, value: float, now_m
         policy, bar = knob.set(AUTOMATIC, measured, value)
         hits = await gate(db, retrieved, policy, bar, now_ms)
         if hits:
-            return Gated(query=retrieved.query, hits=hits)
+            return Gated(found=retrieved, hits=hits)
     return None
 
 

@@ -214,27 +214,27 @@ def verdict(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> Ver
     """The gate for one hit (its rank condition aside). Without a bar, its BM25 relevance
     decides; with one, its cosine: similar enough on its own, or somewhat similar and
     lexically relevant; a hit the vectors did not find needs a higher relevance."""
-    if cand.fuzzy and not policy.trust_fuzzy:
+    if cand.presentation.fuzzy and not policy.trust_fuzzy:
         return Verdict(False, "fuzzy_only", (policy.name,))
     if bar is None:
-        ok = cand.relevance >= policy.min_relevance
+        ok = cand.scores.relevance >= policy.min_relevance
         return Verdict(ok, "relevance" if ok else "relevance_floor",
-                       (cand.relevance, policy.min_relevance))
-    if cand.cosine is None:
+                       (cand.scores.relevance, policy.min_relevance))
+    if cand.scores.cosine is None:
         # A unit still being embedded is judged as the lexical gate would judge it.
-        floor = (policy.min_relevance if cand.pending else
+        floor = (policy.min_relevance if cand.scores.pending else
                  max(policy.lexical_only_relevance, policy.min_relevance))
-        rule = "pending" if cand.pending else "lexical_only"
-        ok = cand.relevance >= floor
-        return Verdict(ok, rule if ok else rule + "_floor", (cand.relevance, floor))
-    if cand.cosine >= bar.accept:
-        return Verdict(True, "cosine", (cand.cosine, bar.accept))
-    if cand.cosine >= bar.support:
-        ok = cand.relevance >= policy.min_relevance
+        rule = "pending" if cand.scores.pending else "lexical_only"
+        ok = cand.scores.relevance >= floor
+        return Verdict(ok, rule if ok else rule + "_floor", (cand.scores.relevance, floor))
+    if cand.scores.cosine >= bar.accept:
+        return Verdict(True, "cosine", (cand.scores.cosine, bar.accept))
+    if cand.scores.cosine >= bar.support:
+        ok = cand.scores.relevance >= policy.min_relevance
         return Verdict(ok, "cosine_support" if ok else "cosine_support_floor",
-                       (cand.cosine, bar.support, cand.relevance, policy.min_relevance,
-                        bar.accept))
-    return Verdict(False, "cosine_bar", (cand.cosine, bar.support, bar.accept))
+                       (cand.scores.cosine, bar.support, cand.scores.relevance,
+                        policy.min_relevance, bar.accept))
+    return Verdict(False, "cosine_bar", (cand.scores.cosine, bar.support, bar.accept))
 
 
 def passes(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> bool:
@@ -272,7 +272,7 @@ def judge(candidates: Sequence[Candidate], policy: RecallPolicy,
     ranked = ranked_in_groups(candidates, policy.per_group)
     if not ranked:
         return []
-    best = next(c for c, taken in ranked if taken is None).score
+    best = next(c for c, taken in ranked if taken is None).scores.final
     most = limit or policy.max_hits
     floor = policy.relative_floor * best
     out: list[Decision] = []
@@ -280,12 +280,13 @@ def judge(candidates: Sequence[Candidate], policy: RecallPolicy,
     for cand, taken in ranked:
         if taken is not None:
             out.append(Decision(cand, Verdict(False, "group_taken", (
-                GROUP_WORDS[cand.kind], taken.label, taken.score)), None, False))
+                GROUP_WORDS[cand.identity.kind], taken.identity.label, taken.scores.final)),
+                None, False))
             continue
         rank += 1
-        if cand.score < floor:
+        if cand.scores.final < floor:
             found = Verdict(False, "relative_floor",
-                            (cand.score, policy.relative_floor, best))
+                            (cand.scores.final, policy.relative_floor, best))
         else:
             found = verdict(cand, policy, bar)
         if found.passed and chosen >= most:

@@ -50,7 +50,7 @@ class Trace:
 
 def key(cand: Candidate) -> tuple[str, str]:
     """What makes two candidates the same hit: the unit (a section, a conversation unit)."""
-    return cand.kind, cand.unit or cand.id
+    return cand.identity.kind, cand.identity.unit or cand.identity.id
 
 
 def entries(decisions: Sequence[Decision], hits: Sequence[Candidate]) -> list[Entry]:
@@ -69,10 +69,10 @@ async def search_trace(db: Database, text: str, now_ms: int, *, source: SourceFi
     """What GET /api/search does for `text`, with every candidate it weighed."""
     result = await search(db, text, now_ms, source=source, limit=limit, vault=vault,
                           semantics=semantics, mode=mode, zone=zone)
-    query = SearchQuery(result.query.text, result.searched_terms)
-    return Trace(EXPLICIT.name, query, result.mode, result.fallback,
+    query = SearchQuery(result.query.text, result.found.lexical.query.terms)
+    return Trace(EXPLICIT.name, query, result.found.ran.mode, result.found.ran.fallback,
                  entries(result.decisions, result.hits), time=result.time,
-                 corrections=dict(result.corrections))
+                 corrections=dict(result.found.lexical.corrections))
 
 
 async def recall_trace(db: Database, text: str, now_ms: int, *,
@@ -82,9 +82,10 @@ async def recall_trace(db: Database, text: str, now_ms: int, *,
     """What automatic recall does for a chat message, every row a candidate (the hits are
     the same: worker/recall/automatic.candidates, `every_row`)."""
     text = await salient_text(db, text, text_is_stored)
-    found = await gated(db, text, now_ms, exclude_ids=exclude_ids,
-                        conversation_id=conversation_id, text_is_stored=text_is_stored,
-                        semantics=semantics, mode=mode, zone=zone, every_row=True)
-    return Trace(AUTOMATIC.name, found.query, found.mode, found.fallback,
-                 entries(found.decisions, found.hits), skipped=found.skipped,
-                 time=found.time, bar=found.bar)
+    decided = await gated(db, text, now_ms, exclude_ids=exclude_ids,
+                          conversation_id=conversation_id, text_is_stored=text_is_stored,
+                          semantics=semantics, mode=mode, zone=zone, every_row=True)
+    ran = decided.found.ran
+    return Trace(AUTOMATIC.name, decided.found.lexical.query, ran.mode, ran.fallback,
+                 entries(decided.decisions, decided.hits), skipped=decided.skipped,
+                 time=decided.time, bar=decided.bar)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
 from shared.rank.policy import EXPLICIT, Decision, RecallPolicy, judge
 from shared.text.matcher import with_terms
-from shared.text.sanitiser import Mode, SearchQuery, Term, build_query
+from shared.text.sanitiser import Mode, SearchQuery, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
 from worker.recall.echoes import behind_echoes
@@ -21,14 +20,13 @@ from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.semantic.semantics import Semantics
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ExplicitResult:
     query: SearchQuery  # as typed (within a time scope: without its time words)
+    # What the search retrieved: the query as searched (with spelling corrections), the
+    # corrections, the mode that ran.
+    found: Retrieved
     hits: list[Candidate] = field(default_factory=list)
-    searched_terms: tuple[Term, ...] = ()  # as searched: with spelling corrections
-    mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
-    fallback: str | None = None  # why it stepped down from the mode asked for
-    corrections: Mapping[str, str] = field(default_factory=dict)
     time: TimeScope | None = None  # the time the query named, and whether it was applied
     # Every candidate with the policy's decision on it (what the inspector shows).
     decisions: tuple[Decision, ...] = ()
@@ -39,10 +37,9 @@ async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: Re
     judged = await apply_feedback(db, found.candidates, now_ms)
     ranked = await behind_echoes(db, stand(judged, query, policy.standing))
     decisions = judge(ranked, policy, limit)
-    hits = with_terms([d.candidate for d in decisions if d.chosen], found.query.terms)
-    return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
-                          corrections=found.corrections, mode=found.mode,
-                          fallback=found.fallback, time=time, decisions=tuple(decisions))
+    hits = with_terms([d.candidate for d in decisions if d.chosen], found.lexical.query.terms)
+    return ExplicitResult(query=query, found=found, hits=hits, time=time,
+                          decisions=tuple(decisions))
 
 
 async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter = "all",

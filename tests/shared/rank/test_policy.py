@@ -32,21 +32,21 @@ def test_gate_caps_the_number_of_hits() -> None:
 
 def test_gate_keeps_only_hits_near_the_best() -> None:
     mixed = [candidate("a", 0.9), candidate("b", 0.9 * AUTOMATIC.relative_floor - 0.01)]
-    assert [c.id for c in select(mixed, AUTOMATIC)] == ["a"]
+    assert [c.identity.id for c in select(mixed, AUTOMATIC)] == ["a"]
 
 
 def test_gate_never_trusts_a_spelling_guess_but_search_shows_it() -> None:
     guess = [candidate("a", 0.9, fuzzy=True)]
     assert select(guess, AUTOMATIC) == []
-    assert [c.id for c in select(guess, EXPLICIT)] == ["a"]
+    assert [c.identity.id for c in select(guess, EXPLICIT)] == ["a"]
 
 
 def test_one_hit_per_group_in_chat_every_exchange_in_search() -> None:
     same = [candidate(f"m{i}", 0.9 - i / 100, kind="message", group="conv") for i in range(3)]
-    assert [c.id for c in select(same, AUTOMATIC)] == ["m0"]
-    assert [c.id for c in select(same, EXPLICIT)] == ["m0", "m1", "m2"]
+    assert [c.identity.id for c in select(same, AUTOMATIC)] == ["m0"]
+    assert [c.identity.id for c in select(same, EXPLICIT)] == ["m0", "m1", "m2"]
     sections = [candidate(f"s{i}", 0.9 - i / 100, group="note") for i in range(3)]
-    assert [c.id for c in select(sections, EXPLICIT)] == ["s0"]  # a note: its best section
+    assert [c.identity.id for c in select(sections, EXPLICIT)] == ["s0"]  # a note: its best section
 
 
 def test_explicit_limit_and_no_floor() -> None:
@@ -72,7 +72,7 @@ def test_with_a_bar_the_cosine_decides() -> None:
     strong_words_far_meaning = candidate("d", 0.9, cosine=bar.support - 0.01)
     for cand, ok in ((similar, True), (supported, True), (unsupported, False),
                      (strong_words_far_meaning, False)):
-        assert passes(cand, AUTOMATIC, bar) is ok, cand.id
+        assert passes(cand, AUTOMATIC, bar) is ok, cand.identity.id
     # without a bar the same hits are judged by their BM25 relevance alone
     assert passes(similar, AUTOMATIC, None) is False
     assert passes(strong_words_far_meaning, AUTOMATIC, None) is True
@@ -109,5 +109,5 @@ def test_a_hit_the_lexical_gate_passes_scores_at_least_its_floor(
     candidate `passes` lets through, whatever its recency and standing."""
     cand = candidate("n", relevance, boost=boost, standing=standing, fuzzy=fuzzy)
     if passes(cand, AUTOMATIC, None):
-        assert cand.score >= lexical_pass_floor(AUTOMATIC)
+        assert cand.scores.final >= lexical_pass_floor(AUTOMATIC)
     assert lexical_pass_floor(AUTOMATIC) > 0  # the automatic gate does skip rows
