@@ -193,6 +193,7 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
     return SearchHit(kind=cand.kind, id=cand.id, label=cand.label, snippet=snippet,
                      highlights=spans, href=cand.href, timestamp=iso(cand.timestamp_ms),
                      score=round(cand.score, 6), relevance=round(cand.relevance, 6),
+                     confidence=_rounded(cand.confidence),
                      reasons=_reasons(cand, marks, len(spans), now_ms), vault=cand.vault,
                      heading=cand.heading or None,
                      conversation_id=cand.conversation_id,
@@ -236,7 +237,11 @@ def source(injected: Injected) -> Source:
     cand = injected.candidate
     return Source(n=injected.n, kind=cand.kind, id=cand.id, label=cand.label,
                   snippet=injected.excerpt, href=cand.href,
-                  standing=injected.standing or None)
+                  standing=injected.standing or None, confidence=_rounded(cand.confidence))
+
+
+def _rounded(confidence: float | None) -> float | None:
+    return round(confidence, 3) if confidence is not None else None
 
 
 def _term_words(fts: Iterable[str]) -> list[str]:
@@ -262,6 +267,7 @@ def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
         rerank=round(cand.rerank, 6) if cand.rerank is not None else None,
         recency=round(cand.boost, 6), standing=round(cand.standing, 6),
         feedback=round(cand.feedback, 6), pending=cand.pending, fuzzy=cand.fuzzy,
+        confidence=round(entry.confidence, 4) if entry.confidence is not None else None,
         decision=wire.GateDecision(passed=verdict.passed, rule=verdict.rule,
                                    reason=verdict.reason),
         hit=entry.hit,
@@ -272,15 +278,14 @@ def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
 
 def inspect_response(trace: Trace, now_ms: int, answer: AnswerTrace | None = None
                      ) -> wire.InspectResponse:
-    bar = trace.bar
+    model = trace.model
     return wire.InspectResponse(
         subject="answer" if answer else "search", policy=trace.policy,  # type: ignore[arg-type]
         query=trace.query.text, terms=[t.fts for t in trace.query.terms],
         corrections=trace.corrections, mode=trace.mode.value, fallback=trace.fallback,
         skipped=trace.skipped, time=time_info(trace.time),
-        gate="cosine" if bar else "lexical",
-        cosine_gate=(wire.CosineGate(model_prefix=bar.model_prefix, accept=bar.accept,
-                                     support=bar.support) if bar else None),
+        gate=wire.ConfidenceGate(model=model.name, threshold=model.threshold,
+                                 related_floor=model.related_floor),
         hits=sum(e.hit for e in trace.entries),
         candidates=[inspected_candidate(e, trace.query.terms, now_ms, answer)
                     for e in trace.entries],

@@ -77,6 +77,8 @@ class Candidate:
     vector_rank: int | None = None  # 1-based rank in the vector list, if in it
     fused: float | None = None  # reciprocal-rank fusion of the lists (shared.rank.fusion)
     rerank: float | None = None  # a cross-encoder's score, when one reranked the list
+    # P(relevant) by the gate's confidence model (shared/rank/confidence.py), once weighed.
+    confidence: float | None = None
     # The knowledge model (shared/knowledge/roles.py): notes carry what their frontmatter says,
     # past conversations are evidence.
     knowledge_role: KnowledgeRole | None = None

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from shared.rank.candidate import Candidate
 from shared.rank.fusion import blend, fuse
+from shared.rank.policy import Gauge
 from shared.text.sanitiser import SearchQuery
 from shared.text.tokenizer import fold
 from worker.db import Database
@@ -93,7 +94,7 @@ def _marked(found: lexical.LexicalResult, have: set[str]) -> lexical.LexicalResu
     edge, the background task locally, and Vectorize shows a write only seconds later).
     Such a unit is ranked and gated on its lexical evidence alone, so what the owner just
     said is recallable from the next turn on in every mode (shared.rank.fusion,
-    shared.rank.policy.passes)."""
+    shared.rank.policy.verdict: a pending unit is weighed by the lexical model)."""
     return replace(found, candidates=[c if c.unit in have else replace(c, pending=True)
                                       for c in found.candidates])
 
@@ -183,3 +184,11 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
     except (SemanticError, TimeoutError) as exc:
         log.warning("reranking skipped: %s", _code(exc))
         return replace(done, fallback="reranker_failed")
+
+
+def gauge(found: Retrieved, semantics: Semantics | None) -> Gauge:
+    """What the gate weighs `found` with: the confidence model of the embedder whose
+    vectors were fused in, else the lexical one (shared/rank/confidence.py)."""
+    fused = semantics is not None and found.mode is not RetrievalMode.LEXICAL
+    model = Gauge.model_of(semantics.embedder.model if fused and semantics else None)
+    return Gauge(model, found.query.terms, found.idf, found.docs, found.exact)
