@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -315,19 +316,19 @@ FIT_FOR = {RetrievalMode.LEXICAL: ("lexical", ()),
            RetrievalMode.ADAPTIVE: ("minilm", ("local/all-MiniLM-L6-v2",))}
 
 
+MODEL_BLOCK = re.compile(r"(?ms)^# Fitted on.*?^(?P<name>[A-Z_]+) = ConfidenceModel\(.*?^\)\n")
+
+
 def write_model(mode: RetrievalMode, text: str) -> None:
     """Replace this mode's model in the constants file, keeping the other."""
     blocks: dict[str, str] = {}
     if MODELS_FILE.exists():
-        current = MODELS_FILE.read_text(encoding="utf-8")
-        for chunk in current.split("\n\n\n")[1:]:
-            for key in ("LEXICAL =", "MINILM ="):
-                if key in chunk and "MODELS =" not in chunk:
-                    blocks[key] = chunk.strip() + "\n"
-    blocks["LEXICAL =" if mode is RetrievalMode.LEXICAL else "MINILM ="] = text
-    ordered = [blocks[k] for k in ("LEXICAL =", "MINILM =") if k in blocks]
-    tail = "# Every calibrated embedder's model (the lexical one weighs the rest).\n" \
-           "MODELS = (MINILM,)\n" if "MINILM =" in blocks else "MODELS = ()\n"
+        for m in MODEL_BLOCK.finditer(MODELS_FILE.read_text(encoding="utf-8")):
+            blocks[m["name"]] = m[0]
+    blocks["LEXICAL" if mode is RetrievalMode.LEXICAL else "MINILM"] = text
+    ordered = [blocks[k] for k in ("LEXICAL", "MINILM") if k in blocks]
+    tail = ("# Every calibrated embedder's model (the lexical one weighs the rest).\n"
+            f"MODELS = {'(MINILM,)' if 'MINILM' in blocks else '()'}\n")
     MODELS_FILE.write_text(HEADER + "\n\n".join(ordered) + "\n\n" + tail, encoding="utf-8")
 
 
