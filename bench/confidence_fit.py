@@ -11,7 +11,8 @@ own questions and the next sample's (no answer there). Every query is retrieved 
 through the real path (worker/recall/automatic.candidates, time scope included) and its
 candidates that hold a slot, to the gate's depth, become rows: the features of
 shared/rank/evidence.py, computed by the same function the gate calls, and whether the
-hit holds a judged document. Rows are cached under bench-output/confidence/ (`--refresh` retrieves them again).
+hit holds a judged document. Rows are cached under bench-output/confidence/
+(`--refresh` retrieves them again).
 
 The model is a logistic regression with an L2 penalty, fitted by Newton's method on
 standardised features; the weights are folded back to the raw scale, so inference is one
@@ -30,6 +31,7 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from itertools import pairwise
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
@@ -138,7 +140,7 @@ def gathered(mode: RetrievalMode, refresh: bool) -> tuple[list[Row], dict[str, f
             got = make(mode)
             path.write_text(json.dumps([astuple(r) for r in got]), encoding="utf-8")
             print(f"{source.name}: {len(got)} rows", file=sys.stderr, flush=True)
-        rows.extend(Row(*r[:5], tuple(r[5]), *r[6:])
+        rows.extend(Row(r[0], r[1], r[2], r[3], r[4], tuple(r[5]), r[6], r[7])
                     for r in json.loads(path.read_text(encoding="utf-8")))
         weights[source.name] = source.weight
     return rows, weights
@@ -258,7 +260,7 @@ def reliability(p: np.ndarray, y: np.ndarray, w: np.ndarray, bins: int = 10
     out = []
     ece = 0.0
     edges = np.linspace(0, 1, bins + 1)
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+    for lo, hi in pairwise(edges):
         inside = (p >= lo) & ((p < hi) if hi < 1 else (p <= hi))
         if not inside.any():
             continue
