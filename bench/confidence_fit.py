@@ -31,8 +31,8 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from itertools import pairwise
 from dataclasses import astuple, dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
