@@ -15,6 +15,7 @@ from shared.api.wire import SearchHit, Source
 from shared.block.envelope import Injected
 from shared.knowledge.labels import standing_label
 from shared.rank.candidate import Candidate
+from shared.rank.policy import LESS_CERTAIN
 from shared.text.matcher import highlighter, matched_terms
 from shared.text.sanitiser import Term
 from shared.text.snippets import SEARCH_SNIPPET_CHARS, make_snippet
@@ -237,7 +238,8 @@ def source(injected: Injected) -> Source:
     cand = injected.candidate
     return Source(n=injected.n, kind=cand.kind, id=cand.id, label=cand.label,
                   snippet=injected.excerpt, href=cand.href,
-                  standing=injected.standing or None, confidence=_rounded(cand.confidence))
+                  standing=injected.standing or None, confidence=_rounded(cand.confidence),
+                  less_certain=cand.confidence is not None and cand.confidence < LESS_CERTAIN)
 
 
 def _rounded(confidence: float | None) -> float | None:

@@ -53,6 +53,8 @@ class Source(BaseModel):
     # The gate's estimate that it answers the question (shared/rank/confidence.py).
     # Absent in answers stored before estimates were recorded.
     confidence: float | None = None
+    # Under shared.rank.policy.LESS_CERTAIN: the footer lists it apart, as less certain.
+    less_certain: bool = False
 
 
 # The responses of every route, as worker/views.py renders them and the hub reads them

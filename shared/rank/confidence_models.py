@@ -78,7 +78,7 @@ MINILM = ConfidenceModel(
         'fuzzy': -0.891865,
     },
     threshold=0.51,
-    related_floor=0.001,
+    related_floor=0.51,
 )
 
 

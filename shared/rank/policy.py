@@ -82,6 +82,12 @@ MIN_RELEVANCE = 0.15
 # rows, 548 rank first and none ranks past 6th.
 GATE_DEPTH = 10
 
+# An injected hit estimated under this is shown apart in the Sources footer, as less
+# certain: out of fold, hits estimated 0.5-0.7 were relevant 0.49-0.74 of the time on the
+# vault sets and 0.35-0.58 on LoCoMo, those over 0.8 0.83-0.97 on the vault sets
+# (bench.confidence_fit's reliability tables).
+LESS_CERTAIN = 0.7
+
 AUTOMATIC = RecallPolicy(
     name="automatic",
     candidates=20,
