@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from local.thread_server import RunningServer, run_coroutine, running_server
-from tests.conftest import NOW_MS, ROOT, note
 from shared.api.wire import Source
+from tests.conftest import NOW_MS, ROOT, note
 from worker.store import chats
 
 pytestmark = pytest.mark.browser
