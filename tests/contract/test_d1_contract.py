@@ -15,6 +15,7 @@ from shared.text.matcher import highlighter
 from shared.text.sanitiser import Mode, build_query
 from shared.text.snippets import make_snippet
 from tests.conftest import NOW_MS, note, store_notes
+from tests.rows import one
 from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
 from worker.recall import lexical
 from worker.recall.filters import Filters
@@ -88,14 +89,13 @@ async def test_conversation_units_follow_the_messages(port: Database) -> None:
     parts = await units_matching(port, "routine")
     assert len(parts) > 1 and all(p[1:3] == ("q", "a") for p in parts)
     assert ("q:0", "q", None, 0) not in await units_matching(port, "biscuit")
-    stored = (await port.prepare("SELECT answer FROM conversation_units WHERE id = 'a:0'")
-              .first())
+    stored = await one(port.prepare("SELECT answer FROM conversation_units WHERE id = 'a:0'"))
     assert "[1]" not in stored["answer"]  # old citation markers never reach the index
-    docs = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
+    docs = await one(port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'"))
     assert docs["docs"] == len(parts)
     await port.prepare("DELETE FROM conversations WHERE id = 'c1'").run()
     assert await units_matching(port, "routine") == []
-    docs = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
+    docs = await one(port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'"))
     assert docs["docs"] == 0
     assert await integrity_ok(port, "conversation_units_fts")
 
@@ -104,7 +104,7 @@ async def test_insert_or_replace_corrupts_external_content_fts(port: Database) -
     """Why the project never writes INSERT OR REPLACE: REPLACE deletes the old row without
     firing the delete trigger, so the FTS index keeps entries for a row that is gone."""
     await apply(port, "1", note("a.md", "the aardvark digs"))
-    section = await port.prepare("SELECT rid, note_rid FROM note_sections").first()
+    section = await one(port.prepare("SELECT rid, note_rid FROM note_sections"))
     await port.prepare(
         "INSERT OR REPLACE INTO note_sections (rid, note_rid, ord, unit_id, title, name, body)"
         " VALUES (?, ?, 0, 'u', 't', 'a', 'new text')").bind(section["rid"],
@@ -222,7 +222,7 @@ async def test_forgetting_fires_the_fts_triggers_through_the_cascade(port: Datab
     stats = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
     assert stats == {"docs": 1}
     assert await integrity_ok(port, "conversation_units_fts")
-    row = await port.prepare("SELECT sources FROM messages WHERE id = 'm3'").first()
+    row = await one(port.prepare("SELECT sources FROM messages WHERE id = 'm3'"))
     assert json.loads(row["sources"]) == [kept.model_dump()]
     await forget.delete_message(port, "m3", NOW_MS + 4)
     assert (await port.prepare(match).bind("okapi").all()).results == []
@@ -266,7 +266,7 @@ async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> N
                       href="obsidian://open?vault=Life&file=Garden%2FTomatoes"),
                Source(n=2, kind="message", id=told.id, label="c", snippet="trial",
                       href=f"/?msg={told.id}")]
-    vid = (await port.prepare("SELECT vid FROM vault_notes LIMIT 1").first())["vid"]
+    vid = (await one(port.prepare("SELECT vid FROM vault_notes LIMIT 1")))["vid"]
     answer_id = "answer-1"
     await chats.append_message(port, "c2", "assistant", "Weekly [1][2].", NOW_MS + 2,
                                sources=sources, message_id=answer_id,

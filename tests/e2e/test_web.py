@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from local.thread_server import RunningServer, run_coroutine, running_server
 from shared.api.wire import Source
 from tests.conftest import NOW_MS, ROOT, note
+from tests.e2e.conftest import record_dialogs
 from worker.store import chats
 
 pytestmark = pytest.mark.browser
@@ -58,9 +59,7 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     pg = context.new_page()
-    dialogs: list[str] = []
-    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    pg.dialogs = dialogs  # type: ignore[attr-defined]
+    record_dialogs(pg)
     yield pg
     context.close()
 
@@ -96,7 +95,8 @@ def test_chat_about_a_note_shows_the_sources_footer(page: Page, server: RunningS
         "obsidian://open?vault=Home%20Vault&file=Garden%2FTomatoes"
     cite = answer.locator("a.cite").first
     expect(cite).to_have_text("[1]")
-    assert cite.get_attribute("href").endswith("-1")
+    cite_href = cite.get_attribute("href")
+    assert cite_href is not None and cite_href.endswith("-1")
     expect(page.locator("#input")).to_have_value("")
     shot(page, "chat-with-sources.png")
 
@@ -162,7 +162,7 @@ def test_message_source_link_jumps_to_the_message(page: Page, server: RunningSer
     link = page.locator("[data-sources] a[data-source-kind='message']").first
     expect(link).to_be_visible()
     href = link.get_attribute("href")
-    assert href.startswith("/?msg=")
+    assert href is not None and href.startswith("/?msg=")
     link.click()
     target = href.split("=", 1)[1]
     expect(page.locator(f"[data-message-id='{target}']")).to_have_attribute("aria-current",

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from local.thread_server import RunningServer, running_server
 from tests.conftest import ROOT, note
-from tests.e2e.conftest import TIMEZONE, sync_notes
+from tests.e2e.conftest import DESKTOP, PHONE, TIMEZONE, sync_notes
 from tests.e2e.test_web import browser, shot  # noqa: F401  (module fixture)
 
 pytestmark = pytest.mark.browser
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
 QUESTION = "how do I treat tomato blight on the leaves?"
 
 
@@ -51,7 +50,7 @@ def server(tmp_path) -> Iterator[RunningServer]:  # type: ignore[no-untyped-def]
         yield s
 
 
-def _page(browser: Browser, viewport: dict[str, int], **kwargs: object  # noqa: F811
+def _page(browser: Browser, viewport: ViewportSize, **kwargs: Any  # noqa: F811
           ) -> Page:
     context = browser.new_context(viewport=viewport, timezone_id=TIMEZONE, **kwargs)
     return context.new_page()

@@ -16,6 +16,8 @@ from tests import embedder
 
 embedder.require()  # the local vector index needs numpy
 
+from collections.abc import Sequence
+
 import httpx
 
 from local.semantic.vectors import SqliteVectorIndex
@@ -45,7 +47,7 @@ class HashEmbedder:
     def __init__(self) -> None:
         self.texts = 0  # passages embedded (/status's probe embeds a query)
 
-    async def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:
+    async def embed(self, texts: Sequence[str], kind: EmbedKind) -> list[list[float]]:
         if kind == "passage":
             self.texts += len(texts)
         out = []

@@ -125,6 +125,7 @@ def test_the_vector_corpora_are_the_records_vector_sides() -> None:
             assert (corpus.vector.name, corpus.vector.kind) == (corpus.name, corpus.kind)
             assert VECTOR_BY_NAME[corpus.name] is corpus.vector
     # Note vectors carry the vault; a message belongs to no vault.
+    assert NOTES.vector is not None and MESSAGES.vector is not None
     assert (NOTES.vector.by_vault, MESSAGES.vector.by_vault) == (True, False)
 
 

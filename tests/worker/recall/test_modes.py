@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from worker.recall.modes import retrieve
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.edge import edge_semantics
 from worker.semantic.indexer import index_pending
+from worker.semantic.ports import EmbedKind
 from worker.semantic.semantics import Semantics
 
 DIMS = 384
@@ -109,9 +111,10 @@ async def test_hybrid_fuses_by_reciprocal_rank(db: SqliteDatabase) -> None:
     sem = await indexed(db, FakeWorkersAI(answer=answer))
     found = await run(db, sem, "return the price", RetrievalMode.HYBRID)
     assert found.mode is RetrievalMode.HYBRID
-    both = [c for c in found.candidates if c.lexical_rank and c.vector_rank]
-    assert both and all(c.fused == pytest.approx(1 / (60 + c.lexical_rank)
-                                                 + 1 / (60 + c.vector_rank)) for c in both)
+    both = [(c.fused, lexical, vector) for c in found.candidates
+            if (lexical := c.lexical_rank) and (vector := c.vector_rank)]
+    assert both and all(fused == pytest.approx(1 / (60 + lexical) + 1 / (60 + vector))
+                        for fused, lexical, vector in both)
 
 
 async def test_quality_always_reranks_and_adaptive_only_when_unsure(
@@ -171,9 +174,9 @@ async def test_an_embedder_error_or_a_slow_one_steps_down(db: SqliteDatabase) ->
     assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, "embedder_failed")
 
     class Slow:
-        model, dimensions = sem.embedder.model, DIMS
+        model, dimensions, max_batch = sem.embedder.model, DIMS, 100
 
-        async def embed(self, texts, kind):
+        async def embed(self, texts: Sequence[str], kind: EmbedKind) -> list[list[float]]:
             await asyncio.sleep(5)
             return []
 

@@ -3,11 +3,14 @@ automatic recall chose, either direction, only when effective, within three hits
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import httpx
 
 from local.sqlite_db import SqliteDatabase
 from shared.knowledge.relations import RelationEdge
 from tests.conftest import NOW_MS, note, sync
+from worker.db import Result, Statement
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
 from worker.store.relations_sql import EDGES_SQL
@@ -118,12 +121,13 @@ class Recording:
     """The real database, remembering the SQL of every batch (for the round-trip count)."""
 
     def __init__(self, db: SqliteDatabase) -> None:
-        self.db, self.batches = db, []
+        self.db = db
+        self.batches: list[list[str]] = []
 
-    def prepare(self, sql: str):
+    def prepare(self, sql: str) -> Statement:
         return self.db.prepare(sql)
 
-    async def batch(self, statements):
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         self.batches.append([s.sql for s in statements])
         return await self.db.batch(statements)
 

@@ -14,6 +14,7 @@ from shared.block.envelope import AROUND_LEADS, ASKED_LEAD, CLOSE, EXCERPT_LEAD,
 from shared.rank.confidence_models import LEXICAL
 from shared.text.tokenizer import MAX_QUERY_CHARS
 from tests.conftest import DAY_MS, NOW_MS, note, sync
+from tests.rows import one
 from worker.config import Runtime
 from worker.persona import PERSONA
 from worker.store import chats
@@ -206,7 +207,7 @@ async def test_recall_failure_still_answers(client: httpx.AsyncClient,
 
 async def test_context_is_stored_raw(client: httpx.AsyncClient, db: SqliteDatabase) -> None:
     await chat(client, "hello from my phone", context={"client": "ios", "v": 2})
-    row = await db.prepare("SELECT context FROM messages WHERE role = 'user'").first()
+    row = await one(db.prepare("SELECT context FROM messages WHERE role = 'user'"))
     assert json.loads(row["context"]) == {"client": "ios", "v": 2}
 
 

@@ -9,6 +9,7 @@ import pytest
 from local.sqlite_db import SqliteDatabase
 from shared.rank.feedback import FEEDBACK_MAX, FEEDBACK_STEP, query_hash
 from tests.conftest import BASE_URL, DAY_MS, NOW_MS, note, sync
+from tests.rows import one
 from worker.recall.automatic import candidates
 from worker.store import forget
 
@@ -124,8 +125,8 @@ async def test_a_message_source_is_judged_by_its_message(client: httpx.AsyncClie
     response = await judge(client, answer["assistant_message"]["id"], 1, "relevant")
     assert response.status_code == 200
     [row] = await stored(db)
-    target = await db.prepare("SELECT rid FROM messages WHERE id = ?").bind(
-        first["user_message"]["id"]).first()
+    target = await one(db.prepare("SELECT rid FROM messages WHERE id = ?").bind(
+        first["user_message"]["id"]))
     assert row["doc_message_rid"] == target["rid"] and row["note_rid"] is None
 
 
