@@ -189,8 +189,10 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
 
 def gauge(found: Retrieved, semantics: Semantics | None) -> Gauge:
     """What the gate weighs `found` with: the confidence model of the embedder whose
-    vectors were fused in, else the lexical one (shared/rank/confidence.py)."""
-    fused = semantics is not None and found.ran.mode is not RetrievalMode.LEXICAL
+    vectors were blended in, else the lexical one (shared/rank/confidence.py). The models
+    were fitted on adaptive mode's blend (bench.confidence_fit); hybrid's and quality's
+    rank fusion gives scores they never saw, so those modes are weighed lexically."""
+    fused = semantics is not None and found.ran.mode is RetrievalMode.ADAPTIVE
     model = Gauge.model_of(semantics.embedder.model if fused and semantics else None)
     lex = found.lexical
     return Gauge(model, lex.query.terms, lex.idf, lex.docs, found.exact)
