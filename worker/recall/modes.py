@@ -187,12 +187,16 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
         return replace(done, ran=replace(done.ran, fallback="reranker_failed"))
 
 
+# The modes whose lists the embedders' confidence models were fitted on.
+WEIGHED_AS_FITTED = frozenset({RetrievalMode.ADAPTIVE, RetrievalMode.QUALITY})
+
+
 def gauge(found: Retrieved, semantics: Semantics | None) -> Gauge:
     """What the gate weighs `found` with: the confidence model of the embedder whose
     vectors were blended in, else the lexical one (shared/rank/confidence.py). The models
-    were fitted on adaptive mode's blend (bench.confidence_fit); hybrid's and quality's
-    rank fusion gives scores they never saw, so those modes are weighed lexically."""
-    fused = semantics is not None and found.ran.mode is RetrievalMode.ADAPTIVE
+    were fitted on adaptive mode's blend (bench.confidence_fit), which quality mode
+    reranks; hybrid's rank fusion gives scores they never saw, so it is weighed lexically."""
+    fused = semantics is not None and found.ran.mode in WEIGHED_AS_FITTED
     model = Gauge.model_of(semantics.embedder.model if fused and semantics else None)
     lex = found.lexical
     return Gauge(model, lex.query.terms, lex.idf, lex.docs, found.exact)

@@ -71,7 +71,7 @@ async def test_request_carries_exactly_the_injected_hits_and_the_rules(
         "n": 1, "kind": "note", "id": "Recipes/Sourdough.md", "label": "Sourdough bread",
         "snippet": assistant["sources"][0]["snippet"],
         "href": "obsidian://open?vault=Life&file=Recipes%2FSourdough", "standing": None,
-        "confidence": assistant["sources"][0]["confidence"]}]
+        "confidence": assistant["sources"][0]["confidence"], "less_certain": False}]
     assert assistant["sources"][0]["confidence"] >= LEXICAL.threshold
 
 
