@@ -16,6 +16,7 @@ from shared.api.errors import MalloryError
 from worker.assets import Assets
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
+from worker.openapi import route as openapi
 from worker.routes import (
     archive,
     chat,
@@ -24,7 +25,6 @@ from worker.routes import (
     inspect,
     manage,
     mcp,
-    openapi,
     search,
     status,
     vault,

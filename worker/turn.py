@@ -19,9 +19,9 @@ from shared.knowledge.bundles import with_partners
 from shared.rank.policy import AUTOMATIC
 from shared.time.zones import pick_zone
 from worker.config import Runtime
+from worker.indexing.scheduling import schedule_indexing
 from worker.providers import Prompt, provider_for
 from worker.recall.automatic import automatic_recall
-from worker.semantic.scheduling import schedule_indexing
 from worker.store import chats, citations, quotes
 from worker.store.citations import Citation
 from worker.views import message_out, source, time_info

@@ -26,7 +26,7 @@ from worker.inspect.missing import Missing
 from worker.inspect.trace import Entry, Trace
 from worker.recall.explicit import ExplicitResult
 from worker.recall.timeframe import TimeScope
-from worker.semantic.status import RetrievalStatus
+from worker.retrieval_status.report import RetrievalStatus
 from worker.store.chats import Message
 from worker.store.feedback import Recorded
 from worker.store.forget import Forgotten

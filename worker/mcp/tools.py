@@ -16,10 +16,10 @@ from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import pick_zone
 from worker import views
 from worker.config import Runtime
+from worker.indexing.scheduling import forget_vectors, schedule_indexing
 from worker.inspect.trace import recall_trace, search_trace
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
-from worker.semantic.scheduling import forget_vectors, schedule_indexing
 from worker.store import chats, forget
 
 NOTE_SQL = """
