@@ -15,6 +15,7 @@ from shared.api.wire import SearchHit, Source
 from shared.block.envelope import Injected
 from shared.knowledge.labels import standing_label
 from shared.rank.candidate import Candidate
+from shared.rank.policy import LESS_CERTAIN
 from shared.text.matcher import highlighter, matched_terms
 from shared.text.sanitiser import Term
 from shared.text.snippets import SEARCH_SNIPPET_CHARS, make_snippet
@@ -207,6 +208,7 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
     return SearchHit(kind=ident.kind, id=ident.id, label=ident.label, snippet=snippet,
                      highlights=spans, href=ident.href, timestamp=iso(ident.timestamp_ms),
                      score=round(cand.scores.final, 6), relevance=round(cand.scores.relevance, 6),
+                     confidence=_rounded(cand.scores.confidence),
                      reasons=_reasons(cand, marks, len(spans), now_ms), vault=ident.vault,
                      heading=ident.heading or None, conversation_id=ident.conversation_id,
                      standing=standing_label(cand) or None)
@@ -247,10 +249,15 @@ def feedback_recorded(recorded: Recorded) -> wire.FeedbackRecorded:
 
 
 def source(injected: Injected) -> Source:
-    ident = injected.candidate.identity
+    ident, p = injected.candidate.identity, injected.candidate.scores.confidence
     return Source(n=injected.n, kind=ident.kind, id=ident.id, label=ident.label,
                   snippet=injected.excerpt, href=ident.href,
-                  standing=injected.standing or None)
+                  standing=injected.standing or None, confidence=_rounded(p),
+                  less_certain=p is not None and p < LESS_CERTAIN)
+
+
+def _rounded(confidence: float | None) -> float | None:
+    return round(confidence, 3) if confidence is not None else None
 
 
 def _term_words(fts: Iterable[str]) -> list[str]:
@@ -277,6 +284,7 @@ def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
         rerank=round(s.rerank, 6) if s.rerank is not None else None,
         recency=round(s.boost, 6), standing=round(s.standing, 6),
         feedback=round(s.feedback, 6), pending=s.pending, fuzzy=shown.fuzzy,
+        confidence=round(entry.confidence, 4) if entry.confidence is not None else None,
         decision=wire.GateDecision(passed=verdict.passed, rule=verdict.rule,
                                    reason=verdict.reason),
         hit=entry.hit,
@@ -287,15 +295,14 @@ def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
 
 def inspect_response(trace: Trace, now_ms: int, answer: AnswerTrace | None = None
                      ) -> wire.InspectResponse:
-    bar = trace.bar
+    model = trace.model
     return wire.InspectResponse(
         subject="answer" if answer else "search", policy=trace.policy,  # type: ignore[arg-type]
         query=trace.query.text, terms=[t.fts for t in trace.query.terms],
         corrections=trace.corrections, mode=trace.mode.value, fallback=trace.fallback,
         skipped=trace.skipped, time=time_info(trace.time),
-        gate="cosine" if bar else "lexical",
-        cosine_gate=(wire.CosineGate(model_prefix=bar.model_prefix, accept=bar.accept,
-                                     support=bar.support) if bar else None),
+        gate=wire.ConfidenceGate(model=model.name, threshold=model.threshold,
+                                 related_floor=model.related_floor),
         hits=sum(e.hit for e in trace.entries),
         candidates=[inspected_candidate(e, trace.query.terms, now_ms, answer)
                     for e in trace.entries],
