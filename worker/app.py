@@ -25,6 +25,7 @@ from worker.routes import (
     inspect,
     manage,
     mcp,
+    pause,
     search,
     status,
     vault,
@@ -37,7 +38,7 @@ STATIC_DIR = Path(__file__).with_name("static")
 ROUTES: list[BaseRoute] = [
     *search.routes, *chat.routes, *feedback.routes, *conversations.routes, *manage.routes,
     *status.routes, *vault.routes, *login.routes, *openapi.routes, *archive.routes,
-    *mcp.routes, *inspect.routes,
+    *mcp.routes, *inspect.routes, *pause.routes,
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
