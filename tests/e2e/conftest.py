@@ -5,7 +5,7 @@ as tests/test_web.py; screenshots go to test-output/."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +13,11 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, ViewportSize, sync_playwright
 
+from local.server import settings_for_bind
 from local.thread_server import RunningServer, running_server
 from shared.api.sync_payload import NoteUpsert
 from tests.conftest import ROOT, note
+from worker.config import Settings
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = ROOT / "test-output"
@@ -101,3 +103,23 @@ def record_dialogs(pg: Page) -> None:
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / name))
+
+
+@pytest.fixture
+def serve_mode(tmp_path: Path) -> Iterator[Callable[[str], RunningServer]]:
+    """Start `mallory serve`'s server in a retrieval mode (the local MiniLM in the semantic
+    ones), one database per mode; every server started is stopped at the end."""
+    stack: list[Any] = []
+
+    def start(mode: str) -> RunningServer:
+        settings = settings_for_bind(Settings(sync_tokens=("e2e-token",),
+                                              retrieval_mode=mode), "127.0.0.1")
+        ctx = running_server(tmp_path / f"{mode}.sqlite", token="e2e-token",
+                             settings=settings,
+                             semantic_env=None if mode == "lexical" else {})
+        stack.append(ctx)
+        return ctx.__enter__()
+
+    yield start
+    for ctx in reversed(stack):
+        ctx.__exit__(None, None, None)

@@ -7,15 +7,11 @@ step down to lexical."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from local.server import settings_for_bind
-from local.thread_server import RunningServer, running_server
-from worker.config import Settings
+from local.thread_server import RunningServer
 
 pytestmark = pytest.mark.embed
 
@@ -26,24 +22,6 @@ SMALL_TALK = ("I had porridge with blueberries for breakfast.",
               "My sister is visiting next weekend.",
               "I finally finished the book about the Roman roads.",
               "The washing machine makes a strange noise on spin.")
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator:
-    stack: list = []
-
-    def start(mode: str) -> RunningServer:
-        settings = settings_for_bind(Settings(sync_tokens=("e2e-token",),
-                                              retrieval_mode=mode), "127.0.0.1")
-        ctx = running_server(tmp_path / f"{mode}.sqlite", token="e2e-token",
-                             settings=settings,
-                             semantic_env=None if mode == "lexical" else {})
-        stack.append(ctx)
-        return ctx.__enter__()
-
-    yield start
-    for ctx in reversed(stack):
-        ctx.__exit__(None, None, None)
 
 
 def wait_indexed(server: RunningServer, timeout_s: float = 120) -> None:
@@ -74,8 +52,8 @@ def search(server: RunningServer, q: str) -> dict:
 
 
 @pytest.mark.parametrize("mode", ["lexical", "adaptive"])
-def test_the_shed_key_is_found_in_a_young_index_from_the_next_turn_on(serve, mode) -> None:
-    server = serve(mode)
+def test_the_shed_key_is_found_in_a_young_index_from_the_next_turn_on(serve_mode, mode) -> None:
+    server = serve_mode(mode)
     told = chat(server, SHED_KEY)
     for text in SMALL_TALK:
         chat(server, text)
@@ -92,7 +70,7 @@ def test_the_shed_key_is_found_in_a_young_index_from_the_next_turn_on(serve, mod
         wait_indexed(server)  # the background work ends before the server does
 
 
-def test_the_first_query_after_start_up_runs_in_the_mode_asked_for(serve) -> None:
-    server = serve("adaptive")  # the model loads before the server takes requests
+def test_the_first_query_after_start_up_runs_in_the_mode_asked_for(serve_mode) -> None:
+    server = serve_mode("adaptive")  # the model loads before the server takes requests
     found = search(server, "spare key")
     assert (found["mode"], found["fallback"]) == ("adaptive", None)

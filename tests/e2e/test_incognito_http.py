@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from local.thread_server import RunningServer
-from tests.e2e.test_fresh_memory_http import search, serve, wait_indexed  # noqa: F401
+from tests.e2e.test_fresh_memory_http import wait_indexed
 
 pytestmark = pytest.mark.embed
 
@@ -53,8 +53,8 @@ def get(server: RunningServer, path: str, **params: str) -> dict:
 
 
 @pytest.mark.parametrize("mode", ["lexical", "adaptive"])
-def test_nothing_written_in_incognito_is_ever_recalled(serve, mode) -> None:  # noqa: F811
-    server = serve(mode)
+def test_nothing_written_in_incognito_is_ever_recalled(serve_mode, mode) -> None:
+    server = serve_mode(mode)
     told = chat(server, TOLD)
     hidden = chat(server, SECRET, incognito=True)
     assert hidden["incognito"] is True
@@ -95,8 +95,8 @@ def test_nothing_written_in_incognito_is_ever_recalled(serve, mode) -> None:  # 
 
 
 @pytest.mark.parametrize("mode", ["lexical", "adaptive"])
-def test_pause_stops_recall_and_indexing_and_resume_catches_up(serve, mode) -> None:  # noqa: F811
-    server = serve(mode)
+def test_pause_stops_recall_and_indexing_and_resume_catches_up(serve_mode, mode) -> None:
+    server = serve_mode(mode)
     told = chat(server, TOLD)
     if mode != "lexical":
         wait_indexed(server)
@@ -131,8 +131,8 @@ def test_pause_stops_recall_and_indexing_and_resume_catches_up(serve, mode) -> N
     assert "Ottavio" in answer["assistant_message"]["content"]
 
 
-def test_bad_pause_and_incognito_requests_change_nothing(serve) -> None:  # noqa: F811
-    server = serve("lexical")
+def test_bad_pause_and_incognito_requests_change_nothing(serve_mode) -> None:
+    server = serve_mode("lexical")
     first = chat(server, TOLD)
     for body in ({}, {"paused": "yes"}, {"paused": 1}, {"paused": True, "extra": 1}):
         response = post(server, "/api/memory/pause", body, "PUT")

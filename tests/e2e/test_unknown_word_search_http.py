@@ -7,17 +7,13 @@ list holds whose estimate is under the related floor)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from local.server import settings_for_bind
-from local.thread_server import RunningServer, running_server
+from local.thread_server import RunningServer
 from shared.api.sync_payload import NoteUpsert
 from tests.conftest import note
-from worker.config import Settings
 
 pytestmark = pytest.mark.embed
 
@@ -40,24 +36,6 @@ OTHERS = [
     ("Travel/Lisbon.md", "Lisbon trip", "Lisbon in October: the tram 28 route, pastéis de "
      "nata in Belém, and the castle at sunset."),
 ]
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator:
-    stack: list = []
-
-    def start(mode: str) -> RunningServer:
-        settings = settings_for_bind(Settings(sync_tokens=("e2e-token",),
-                                              retrieval_mode=mode), "127.0.0.1")
-        ctx = running_server(tmp_path / f"{mode}.sqlite", token="e2e-token",
-                             settings=settings,
-                             semantic_env=None if mode == "lexical" else {})
-        stack.append(ctx)
-        return ctx.__enter__()
-
-    yield start
-    for ctx in reversed(stack):
-        ctx.__exit__(None, None, None)
 
 
 def push(server: RunningServer, batch_id: str, upserts: list[NoteUpsert]) -> None:
@@ -91,8 +69,8 @@ def search(server: RunningServer, q: str) -> dict:
 
 
 @pytest.mark.parametrize("mode", ["lexical", "adaptive"])
-def test_a_name_edited_out_of_a_note_finds_nothing(serve, mode: str) -> None:
-    server = serve(mode)
+def test_a_name_edited_out_of_a_note_finds_nothing(serve_mode, mode: str) -> None:
+    server = serve_mode(mode)
     others = [note(path, text, title=title) for path, title, text in OTHERS]
     push(server, "first", [note("Home/Loft.md", BEFORE, title="Loft conversion"), *others])
     if mode != "lexical":
