@@ -9,7 +9,7 @@ and reads the list.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shared.rank.candidate import Candidate
 from shared.rank.confidence import ConfidenceModel, model_for
@@ -224,15 +224,19 @@ def lexical_pass_floor(policy: RecallPolicy) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """One candidate as the policy saw it: its place in the merged list (`rank`, 1-based;
-    None when its group's slot was taken), its estimate (None: not weighed) and the
-    verdict."""
+    """One candidate as the policy saw it (with its estimate, when it was weighed): its
+    place in the merged list (`rank`, 1-based; None when its group's slot was taken) and
+    the verdict."""
 
     candidate: Candidate
     verdict: Verdict
     rank: int | None
     chosen: bool  # among the hits `select` returns
-    confidence: float | None = None
+
+    @property
+    def confidence(self) -> float | None:
+        """The model's estimate (None: not weighed)."""
+        return self.candidate.scores.confidence
 
 
 def assessed(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge
@@ -267,12 +271,14 @@ def judge(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge,
         a = weighed.get(i)
         # A unit still being embedded has only lexical evidence: the lexical model weighs it.
         model = LEXICAL if cand.scores.pending else gauge.model
-        p = model.estimate(a.features) if a else None
-        found = verdict(a.candidate if a else cand, policy, p, model)
+        if a:
+            p = model.estimate(a.features)
+            cand = replace(a.candidate, scores=replace(a.candidate.scores, confidence=p))
+        found = verdict(cand, policy, cand.scores.confidence, model)
         if found.passed and chosen >= most:
             found = Verdict(False, "max_hits", (found, policy.name, most))
         chosen += found.passed
-        out.append(Decision(a.candidate if a else cand, found, rank, found.passed, p))
+        out.append(Decision(cand, found, rank, found.passed))
     return out
 
 

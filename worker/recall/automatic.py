@@ -160,8 +160,7 @@ async def decide(db: Database, found: Retrieved, policy: RecallPolicy, measure: 
     """The gate's decision on every candidate (shared.rank.policy.judge), and its hits
     with the notes their conflict relations reach beside them, each with its estimate."""
     decisions = judge(found.candidates, policy, measure)
-    chosen = [replace(d.candidate, scores=replace(d.candidate.scores, confidence=d.confidence))
-              for d in decisions if d.chosen]
+    chosen = [d.candidate for d in decisions if d.chosen]
     hits = await with_competitors(db, chosen, found.candidates, found.lexical.query, policy,
                                   now_ms)
     return decisions, with_terms(hits, found.lexical.query.terms)

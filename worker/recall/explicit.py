@@ -41,9 +41,8 @@ async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: Re
     ranked = await behind_echoes(db, stand(judged, query, policy.standing))
     measure = gauge(found, semantics)
     decisions = judge(ranked, policy, measure, limit)
-    hits = with_terms([replace(d.candidate, scores=replace(d.candidate.scores,
-                                                           confidence=d.confidence))
-                       for d in decisions if d.chosen], found.lexical.query.terms)
+    hits = with_terms([d.candidate for d in decisions if d.chosen],
+                      found.lexical.query.terms)
     return ExplicitResult(query=query, found=found, hits=hits, time=time,
                           decisions=tuple(decisions), model=measure.model)
 
