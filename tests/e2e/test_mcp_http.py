@@ -114,7 +114,7 @@ async def test_inspect_through_the_sdk(server: RunningServer) -> None:
         assert (recall["policy"], recall["subject"]) == ("automatic", "search")
         [shed] = [c for c in recall["candidates"] if c["id"] == "Home/Shed.md"]
         assert shed["hit"] and shed["decision"]["passed"]
-        assert shed["decision"]["reason"].startswith("relevance ")
+        assert shed["decision"]["reason"].startswith("its estimated relevance ")
         search = result(await s.call_tool("inspect", {"query": "geranium",
                                                       "policy": "explicit"}))
         assert search["policy"] == "explicit" and search["hits"] == 1

@@ -187,16 +187,20 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
         return replace(done, ran=replace(done.ran, fallback="reranker_failed"))
 
 
-# The modes whose lists the embedders' confidence models were fitted on.
-WEIGHED_AS_FITTED = frozenset({RetrievalMode.ADAPTIVE, RetrievalMode.QUALITY})
+# The modes whose lists the embedders' confidence models were fitted on: adaptive's
+# blend, which quality mode reranks. Hybrid fuses by rank, whose scores the fit never saw.
+FITTED_MODES = frozenset({RetrievalMode.ADAPTIVE, RetrievalMode.QUALITY})
 
 
 def gauge(found: Retrieved, semantics: Semantics | None) -> Gauge:
     """What the gate weighs `found` with: the confidence model of the embedder whose
-    vectors were blended in, else the lexical one (shared/rank/confidence.py). The models
-    were fitted on adaptive mode's blend (bench.confidence_fit), which quality mode
-    reranks; hybrid's rank fusion gives scores they never saw, so it is weighed lexically."""
-    fused = semantics is not None and found.ran.mode in WEIGHED_AS_FITTED
+    vectors were fused in, else the lexical one (shared/rank/confidence.py). In a mode
+    the model was not fitted on (hybrid), search keeps no related floor: it lists every
+    hit, as it did before the floor (tests/e2e/test_modes_http.py)."""
+    mode = found.ran.mode
+    fused = semantics is not None and mode is not RetrievalMode.LEXICAL
     model = Gauge.model_of(semantics.embedder.model if fused and semantics else None)
+    if fused and mode not in FITTED_MODES:
+        model = replace(model, related_floor=0.0)
     lex = found.lexical
     return Gauge(model, lex.query.terms, lex.idf, lex.docs, found.exact)
