@@ -17,6 +17,7 @@ import httpx
 
 from shared.api.errors import MalloryError, QueryTooLong, UpstreamError
 from shared.api.wire import Source
+from shared.rank import kinds
 from shared.text.dialogue import dialogue_act
 from shared.text.sanitiser import Mode, build_query
 from worker.config import Runtime
@@ -63,7 +64,7 @@ class OfflineResponder:
                     "holds.) Want me to dig deeper later?")
         lines = ["Here is what I found in memory:"]
         for s in prompt.sources:
-            kind = "your note" if s.kind == "note" else "our conversation"
+            kind = kinds.named(s.kind).offline_word
             standing = f" ({s.standing})" if s.standing else ""
             lines.append(f"- {kind} “{s.label}”{standing}: {s.snippet} [{s.n}]")
         if any(s.standing and "[" in s.standing for s in prompt.sources):

@@ -15,9 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from shared.rank.candidate import Role
 from shared.rank.feedback import Judgment
 
+# A hit's kind: its corpus's ("note", "message"; shared/rank/kinds.py).
+HitKindName = Annotated[str, Field(description="the kind of hit: note, message, or a "
+                                               "registered corpus's")]
+
 
 class SearchHit(BaseModel):
-    kind: Literal["note", "message"]
+    kind: HitKindName
     id: str  # a note's path in its vault, a message's id
     label: str
     snippet: str
@@ -41,7 +45,7 @@ class Source(BaseModel):
     """A cited source, stored with the assistant message and shown in the footer."""
 
     n: int
-    kind: Literal["note", "message"]
+    kind: HitKindName
     id: str
     label: str  # a section hit: "Note › Heading"
     snippet: str
@@ -145,7 +149,7 @@ class SearchResponse(Wire):
 
 
 class JudgedSource(Wire):
-    kind: Literal["note", "message"]
+    kind: HitKindName
     id: str
     label: str
 
@@ -357,7 +361,7 @@ class ConfidenceGate(Wire):
 
 
 class InspectedCandidate(Wire):
-    kind: Literal["note", "message"]
+    kind: HitKindName
     id: str = Field(description="a note's path in its vault, a message's id")
     label: str
     href: str
@@ -395,7 +399,7 @@ class InspectedCandidate(Wire):
 
 
 class StoredItem(Wire):
-    kind: Literal["note", "message"]
+    kind: HitKindName
     id: str
     vault: str | None
 

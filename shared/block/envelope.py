@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from shared.block.citations import shorten
 from shared.knowledge.labels import block_standing, standing_label
 from shared.rank.candidate import Candidate
+from shared.rank.kinds import kind_of
 from shared.text.sanitiser import Term
 from shared.text.snippets import snip
 
@@ -89,7 +90,7 @@ def with_excerpts(candidates: Sequence[Candidate], terms: Sequence[Term]) -> lis
     """The hits with their snippets cut around the query's words as the block quotes
     them: a note's at `excerpt_chars` for this many hits, a message's at EXCERPT_CHARS."""
     notes = excerpt_chars(len(candidates))
-    return [snip([c], terms, notes if c.identity.kind == "note" else EXCERPT_CHARS)[0]
+    return [snip([c], terms, notes if kind_of(c).grows else EXCERPT_CHARS)[0]
             for c in candidates]
 
 
@@ -106,13 +107,10 @@ def _confidence(cand: Candidate) -> str:
 
 
 def _header(n: int, cand: Candidate, numbers: dict[str, int]) -> str:
-    date = _date(cand.identity.timestamp_ms)
-    if cand.identity.kind == "note":
-        standing = block_standing(cand, numbers)
-        return (f"[{n}] note {_label(cand)} ({date}{'; ' if standing else ''}{standing}"
-                f"{_confidence(cand)})")
-    who = "the owner" if cand.identity.role == "user" else "Mallory"
-    return f"[{n}] past message by {who} in {_label(cand)} ({date}{_confidence(cand)})"
+    kind = kind_of(cand)
+    standing = block_standing(cand, numbers) if kind.shows_standing else ""
+    return (f"[{n}] {kind.lead(cand, _label(cand))} ({_date(cand.identity.timestamp_ms)}"
+            f"{'; ' if standing else ''}{standing}{_confidence(cand)})")
 
 
 def _line_cost(lead: str, text: str) -> int:
@@ -133,7 +131,7 @@ def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
         room = BLOCK_CHAR_BUDGET - used - len(header) - 1 - overhead
         if room < MIN_EXCERPT_CHARS:
             break
-        limit = note_chars if cand.identity.kind == "note" else EXCERPT_CHARS
+        limit = note_chars if kind_of(cand).grows else EXCERPT_CHARS
         cut = cand.presentation
         excerpt = shorten(neutralise(cut.snippet or cut.text), min(limit, room))
         entry = [header, _quoted(EXCERPT_LEAD, excerpt)]

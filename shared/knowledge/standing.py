@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from shared.knowledge.roles import KnowledgeRole, Status
 from shared.rank.candidate import Candidate
+from shared.rank.kinds import kind_of
 from shared.rank.policy import STANDING, StandingWeights
 from shared.text.sanitiser import Mode, SearchQuery, build_query
 
@@ -100,13 +101,12 @@ def names(query: SearchQuery, cand: Candidate) -> bool:
 
 def document_key(cand: Candidate) -> str:
     """What feedback is keyed by: a note (its vault and path), a message (its id)."""
-    ident = cand.identity
-    return f"note:{ident.group}" if ident.kind == "note" else f"message:{ident.id}"
+    return kind_of(cand).document_key(cand)
 
 
 def signals(query: SearchQuery, cand: Candidate, feedback: float = 0.0) -> Signals:
     return Signals(identity=names(query, cand), role=cand.identity.knowledge_role,
-                   status=cand.note.status, conversation=cand.identity.kind == "message",
+                   status=cand.note.status, conversation=kind_of(cand).conversation,
                    feedback=feedback)
 
 

@@ -13,7 +13,9 @@ from typing import Literal
 from shared.knowledge.relations import Direction
 from shared.knowledge.roles import KnowledgeRole, Status
 
-Kind = Literal["note", "message"]
+# The corpus's kind of hit: "note", "message", or a registered corpus's
+# (shared/rank/kinds.py).
+Kind = str
 Role = Literal["user", "assistant"]
 
 

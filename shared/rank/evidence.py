@@ -13,12 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from shared.rank.candidate import Candidate
+from shared.rank.kinds import kind_of
 from shared.rank.scoring import specificity
 from shared.text.matcher import matched_terms
 from shared.text.sanitiser import Term
-
-# The corpus (worker/recall/corpora.py) whose statistics a candidate of a kind was ranked on.
-CORPUS_OF_KIND: Mapping[str, str] = {"note": "notes", "message": "messages"}
 
 # The order of a feature vector; a model (shared/rank/confidence.py) holds one weight for
 # each, by name, so that a model written before a feature was added still reads.
@@ -83,7 +81,8 @@ def features(cand: Candidate, q: QueryEvidence, rank: int,
     """`cand`'s features in FEATURES order. `rank`: 1-based in the merged list;
     `matched`: the query terms (FTS form) it holds (shared.text.matcher.matched_terms)."""
     s, ident = cand.scores, cand.identity
-    corpus = CORPUS_OF_KIND[ident.kind]
+    kind = kind_of(cand)
+    corpus = kind.corpus
     by_term = q.idf.get(corpus, {})
     n_docs = q.docs.get(corpus, 0)
     mass = sum(by_term.get(t.fts, 0.0) for t in q.terms)
@@ -109,7 +108,7 @@ def features(cand: Candidate, q: QueryEvidence, rank: int,
         s.final / best if best > 0 else 0.0,
         1.0 / rank,
         (best - q.second_score) / best if best > 0 else 0.0,
-        float(ident.kind == "message"),
+        float(kind.conversation),
         float(ident.role == "assistant"),
         s.standing - 1.0,
         s.boost - 1.0,

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from shared.rank.candidate import Candidate
+from shared.rank.kinds import kind_of
 from shared.text.sanitiser import Term
 from shared.time.durations import MS_PER_DAY
 
@@ -110,7 +111,7 @@ def ranked_in_groups(candidates: Iterable[Candidate],
     took the group's last slot when `per_group` leaves it none (None: it keeps a slot)."""
     ordered = sorted(candidates,
                      key=lambda c: (-round(c.scores.final, 12), -c.identity.timestamp_ms,
-                                    c.identity.kind != "note", c.identity.id))
+                                    kind_of(c).tie, c.identity.id))
     result: list[tuple[Candidate, Candidate | None]] = []
     groups: dict[tuple[str, str], list[Candidate]] = {}
     for cand in ordered:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.rank.candidate import Candidate, Kind
+from shared.rank.kinds import HitKind
 from shared.text.sanitiser import Term
 from shared.text.turns import Speaker
 from worker.corpora.filters import Filters
@@ -112,6 +113,9 @@ class Corpus:
     # before the candidate is made.
     match_texts: Callable[[Row, Sequence[Term]], tuple[str, ...]]
     judgments: Judgments
+    # What the pure layers need of its hits: the Recall block's header, the offline word,
+    # the tie order, standing's and feedback's view of it.
+    hit: HitKind
     # The message a chat turn recalls for is stored (and indexed) in this corpus before
     # recall runs: its statistics are counted without it (worker/recall/stats.py).
     holds_the_query: bool = False

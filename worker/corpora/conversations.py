@@ -12,6 +12,7 @@ from typing import Any
 
 from shared.block.citations import message_href, shorten
 from shared.knowledge.roles import MESSAGE_ROLE
+from shared.rank import kinds
 from shared.rank.candidate import Candidate, Identity, MessageFacts, Presentation, Scores
 from shared.text.sanitiser import Term
 from shared.text.turns import points_at_reply
@@ -240,4 +241,4 @@ MESSAGES = Corpus(
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,
                         judged=_judged),
-    holds_the_query=True, vector=VECTORS)
+    hit=kinds.MESSAGE, holds_the_query=True, vector=VECTORS)

@@ -12,6 +12,7 @@ from typing import Any
 from shared.api.sync_payload import PATH_SEPARATOR
 from shared.block.citations import note_href, shorten
 from shared.knowledge.roles import normal_status, role_of
+from shared.rank import kinds
 from shared.rank.candidate import Candidate, Identity, NoteFacts, Presentation, Scores
 from shared.text.block_ids import best_block
 from shared.text.sanitiser import Term
@@ -252,4 +253,4 @@ NOTES = Corpus(
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,
                         judged=_judged),
-    vector=VECTORS)
+    hit=kinds.NOTE, vector=VECTORS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from shared.rank import kinds
 from worker.corpora.base import Corpus, VectorCorpus
 from worker.corpora.conversations import MESSAGES
 from worker.corpora.notes import NOTES
@@ -41,8 +42,10 @@ def registered(corpus: Corpus) -> Iterator[Corpus]:
     """`corpus` searched with the others while the block runs."""
     if any(c.name == corpus.name or c.kind == corpus.kind for c in _CORPORA):
         raise ValueError(f"a corpus named {corpus.name!r} or of kind {corpus.kind!r} exists")
+    kinds.register(corpus.hit)
     _CORPORA.append(corpus)
     try:
         yield corpus
     finally:
         _CORPORA.remove(corpus)
+        kinds.unregister(corpus.hit)
