@@ -118,7 +118,7 @@ def run(set_dir: Path, threads: int, max_run_tokens: int, max_tokens: int) -> No
         sem = Semantics(embedder, sem.index)
         embedder.load()
         texts, calls = unit_texts(db, embedder.model)
-        notes = int(db.connection.execute("SELECT count(*) FROM vault_notes").fetchone()[0])
+        notes = int(db.connection.execute("SELECT count(*) AS n FROM vault_notes").fetchone()["n"])
         with PeakRss() as memory:
             resident = memory.peak
             cpu = time.process_time()
