@@ -26,11 +26,11 @@ from local.sqlite_db import SqliteDatabase
 from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.rank.candidate import Candidate
 from shared.rank.policy import EXPLICIT
+from worker.indexing.indexer import index_pending
 from worker.recall.automatic import Gated, gated, with_replies
 from worker.recall.explicit import search
 from worker.recall.neighbours import with_neighbours
 from worker.recall.retrieval_mode import DEFAULT_WITH_EMBEDDER, MODES, RetrievalMode
-from worker.semantic.indexer import index_pending
 from worker.semantic.semantics import Semantics
 
 Hit = tuple[str, ...]  # the doc ids one hit holds, its primary id first (bench.metrics)

@@ -16,9 +16,9 @@ from local.sqlite_db import SqliteDatabase
 from shared.api.errors import ConfigError
 from worker.app import create_app
 from worker.config import OwnerAuth, Runtime, Settings
+from worker.indexing.scheduling import schedule_indexing
 from worker.recall.corpora import VECTOR_CORPORA
 from worker.security.hosts import LOOPBACK_HOSTS, is_loopback_name, loopback_only
-from worker.semantic.scheduling import schedule_indexing
 
 log = logging.getLogger("mallory.semantic")
 

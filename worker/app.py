@@ -16,6 +16,7 @@ from shared.api.errors import MalloryError
 from worker.assets import Assets
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
+from worker.openapi import route as openapi
 from worker.routes import (
     archive,
     chat,
@@ -24,7 +25,7 @@ from worker.routes import (
     inspect,
     manage,
     mcp,
-    openapi,
+    pause,
     search,
     status,
     vault,
@@ -37,7 +38,7 @@ STATIC_DIR = Path(__file__).with_name("static")
 ROUTES: list[BaseRoute] = [
     *search.routes, *chat.routes, *feedback.routes, *conversations.routes, *manage.routes,
     *status.routes, *vault.routes, *login.routes, *openapi.routes, *archive.routes,
-    *mcp.routes, *inspect.routes,
+    *mcp.routes, *inspect.routes, *pause.routes,
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 

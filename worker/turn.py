@@ -19,10 +19,11 @@ from shared.knowledge.bundles import with_partners
 from shared.rank.policy import AUTOMATIC
 from shared.time.zones import pick_zone
 from worker.config import Runtime
+from worker.indexing.scheduling import schedule_indexing
 from worker.providers import Prompt, provider_for
-from worker.recall.automatic import automatic_recall
-from worker.semantic.scheduling import schedule_indexing
-from worker.store import chats, citations, quotes
+from worker.recall.automatic import PAUSED, Recall, automatic_recall
+from worker.recall.retrieval_mode import Ran
+from worker.store import chats, citations, pause, quotes
 from worker.store.citations import Citation
 from worker.views import message_out, source, time_info
 
@@ -52,17 +53,22 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
     now = runtime.now_ms()
     if request.conversation_id:
         conversation_id = request.conversation_id
-        history = await chats.page_messages(db, conversation_id, None, HISTORY_TURNS)  # 404s
+        incognito = bool((await chats.get_conversation(db, conversation_id))["incognito"])
+        history = await chats.page_messages(db, conversation_id, None, HISTORY_TURNS)
     else:
-        conversation_id, history = chats.new_id(), []
+        conversation_id, history, incognito = chats.new_id(), [], request.incognito
     user_message = await chats.append_message(db, conversation_id, "user", request.content,
                                               now, context=request.raw_context(),
-                                              new_conversation=not request.conversation_id)
+                                              new_conversation=not request.conversation_id,
+                                              incognito=incognito)
 
     zone = pick_zone(runtime.settings.owner_timezone, request.client_time_zone())
-    recall = await automatic_recall(db, request.content, now, message_id=user_message.id,
-                                    conversation_id=conversation_id,
-                                    semantics=runtime.semantics, mode=runtime.mode, zone=zone)
+    paused = (await pause.pause_state(db)).paused
+    recall = Recall() if paused else await automatic_recall(
+        db, request.content, now, message_id=user_message.id,
+        conversation_id=conversation_id, semantics=runtime.semantics, mode=runtime.mode,
+        zone=zone)
+    ran = Ran(mode=runtime.mode) if paused else recall.ran
     sources = [source(i) for i in recall.injected]
     prompt = Prompt(recall_block=recall.block, sources=sources, user_text=request.content,
                     history=[{"role": m.role, "content": m.content} for m in reversed(history)])
@@ -82,8 +88,10 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
                                       answered_at)])
     schedule_indexing(runtime, ("messages",))
     return ChatResponse(
-        conversation_id=conversation_id, user_message=message_out(user_message),
+        conversation_id=conversation_id, incognito=incognito,
+        user_message=message_out(user_message),
         assistant_message=message_out(assistant),
         recall=RecallInfo(injected=len(recall.injected), error=recall.error,
-                          mode=recall.ran.mode.value, fallback=recall.ran.fallback,
-                          skipped=recall.skipped, time=time_info(recall.time)))
+                          mode=ran.mode.value, fallback=ran.fallback,
+                          skipped=PAUSED if paused else recall.skipped,
+                          time=time_info(recall.time)))

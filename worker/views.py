@@ -15,6 +15,7 @@ from shared.api.wire import SearchHit, Source
 from shared.block.envelope import Injected
 from shared.knowledge.labels import standing_label
 from shared.rank.candidate import Candidate
+from shared.rank.policy import LESS_CERTAIN
 from shared.text.matcher import highlighter, matched_terms
 from shared.text.sanitiser import Term
 from shared.text.snippets import SEARCH_SNIPPET_CHARS, make_snippet
@@ -25,10 +26,11 @@ from worker.inspect.missing import Missing
 from worker.inspect.trace import Entry, Trace
 from worker.recall.explicit import ExplicitResult
 from worker.recall.timeframe import TimeScope
-from worker.semantic.status import RetrievalStatus
+from worker.retrieval_status.report import RetrievalStatus
 from worker.store.chats import Message
 from worker.store.feedback import Recorded
 from worker.store.forget import Forgotten
+from worker.store.pause import PauseState
 from worker.store.vaults import Vault
 
 # A hit at least this recent (its recency multiplier, shared.rank.scoring) says so in reasons.
@@ -50,7 +52,8 @@ def conversation_out(row: Mapping[str, Any]) -> wire.ConversationOut:
     return wire.ConversationOut(id=row["id"], title=row["title"],
                                 created_at=iso(row["created_at"]),
                                 updated_at=iso(row["updated_at"]),
-                                message_count=row["message_count"])
+                                message_count=row["message_count"],
+                                incognito=bool(row.get("incognito")))
 
 
 def conversations_page(rows: Sequence[Mapping[str, Any]], limit: int
@@ -169,7 +172,17 @@ def status_out(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Settin
         stale=not per_vault or any(v.stale for v in per_vault),
         model_provider=settings.model_provider,
         retrieval=retrieval(retrieval_status),
+        memory=memory_state(PauseState.from_row(row)),
         vaults=per_vault)
+
+
+def memory_state(state: PauseState) -> wire.MemoryState:
+    return wire.MemoryState(paused=state.paused, paused_at=_iso_or_none(state.paused_at))
+
+
+def pause_result(state: PauseState, indexed: int) -> wire.PauseResult:
+    return wire.PauseResult(paused=state.paused, paused_at=_iso_or_none(state.paused_at),
+                            indexed=indexed)
 
 
 def _reasons(cand: Candidate, marks: Pattern[str] | None, highlights: int,
@@ -195,6 +208,7 @@ def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> Sear
     return SearchHit(kind=ident.kind, id=ident.id, label=ident.label, snippet=snippet,
                      highlights=spans, href=ident.href, timestamp=iso(ident.timestamp_ms),
                      score=round(cand.scores.final, 6), relevance=round(cand.scores.relevance, 6),
+                     confidence=_rounded(cand.scores.confidence),
                      reasons=_reasons(cand, marks, len(spans), now_ms), vault=ident.vault,
                      heading=ident.heading or None, conversation_id=ident.conversation_id,
                      standing=standing_label(cand) or None)
@@ -235,10 +249,15 @@ def feedback_recorded(recorded: Recorded) -> wire.FeedbackRecorded:
 
 
 def source(injected: Injected) -> Source:
-    ident = injected.candidate.identity
+    ident, p = injected.candidate.identity, injected.candidate.scores.confidence
     return Source(n=injected.n, kind=ident.kind, id=ident.id, label=ident.label,
                   snippet=injected.excerpt, href=ident.href,
-                  standing=injected.standing or None)
+                  standing=injected.standing or None, confidence=_rounded(p),
+                  less_certain=p is not None and p < LESS_CERTAIN)
+
+
+def _rounded(confidence: float | None) -> float | None:
+    return round(confidence, 3) if confidence is not None else None
 
 
 def _term_words(fts: Iterable[str]) -> list[str]:
@@ -265,6 +284,7 @@ def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
         rerank=round(s.rerank, 6) if s.rerank is not None else None,
         recency=round(s.boost, 6), standing=round(s.standing, 6),
         feedback=round(s.feedback, 6), pending=s.pending, fuzzy=shown.fuzzy,
+        confidence=round(entry.confidence, 4) if entry.confidence is not None else None,
         decision=wire.GateDecision(passed=verdict.passed, rule=verdict.rule,
                                    reason=verdict.reason),
         hit=entry.hit,
@@ -275,15 +295,14 @@ def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
 
 def inspect_response(trace: Trace, now_ms: int, answer: AnswerTrace | None = None
                      ) -> wire.InspectResponse:
-    bar = trace.bar
+    model = trace.model
     return wire.InspectResponse(
         subject="answer" if answer else "search", policy=trace.policy,  # type: ignore[arg-type]
         query=trace.query.text, terms=[t.fts for t in trace.query.terms],
         corrections=trace.corrections, mode=trace.mode.value, fallback=trace.fallback,
         skipped=trace.skipped, time=time_info(trace.time),
-        gate="cosine" if bar else "lexical",
-        cosine_gate=(wire.CosineGate(model_prefix=bar.model_prefix, accept=bar.accept,
-                                     support=bar.support) if bar else None),
+        gate=wire.ConfidenceGate(model=model.name, threshold=model.threshold,
+                                 related_floor=model.related_floor),
         hits=sum(e.hit for e in trace.entries),
         candidates=[inspected_candidate(e, trace.query.terms, now_ms, answer)
                     for e in trace.entries],

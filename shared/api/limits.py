@@ -60,6 +60,7 @@ MAX_RENAME_BODY_BYTES = 4_000
 # POST /api/feedback: a message id, a source number and a word. Sources are numbered from 1;
 # the Recall block holds a handful (shared/block/envelope.py), so 999 leaves ample room.
 MAX_FEEDBACK_BODY_BYTES = 2_000
+MAX_PAUSE_BODY_BYTES = 200
 MAX_SOURCE_NUMBER = 999
 
 # Any owner route's body (chat is the largest); the entry refuses a larger declared one

@@ -1,5 +1,5 @@
-"""The owner's requests with a body: a chat message, a conversation's new title and a
-judgment of a source (README, "HTTP API")."""
+"""The owner's requests with a body: a chat message, a conversation's new title, a
+judgment of a source and the memory pause (README, "HTTP API")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from shared.api.errors import PayloadTooLarge
 from shared.api.fields import Strict
@@ -24,6 +24,16 @@ class ChatRequest(Strict):
     conversation_id: str | None = Field(default=None, min_length=1, max_length=100)
     content: str
     context: Any = None
+    # A new conversation that never becomes memory (README, "Memory pause and incognito
+    # chats"); chosen when it starts, so it goes with no conversation_id.
+    incognito: bool = Field(default=False, strict=True)
+
+    @model_validator(mode="after")
+    def _incognito_starts(self) -> ChatRequest:
+        if self.incognito and self.conversation_id is not None:
+            raise ValueError("incognito is chosen when a conversation starts: send it "
+                             "without conversation_id (a conversation stays as it began)")
+        return self
 
     @field_validator("content")
     @classmethod
@@ -90,3 +100,10 @@ class FeedbackRequest(Strict):
     message_id: str = Field(min_length=1, max_length=100)
     n: int = Field(strict=True, ge=1, le=MAX_SOURCE_NUMBER)
     judgment: Judgment
+
+
+class PauseRequest(Strict):
+    """PUT /api/memory/pause: pause memory (no automatic recall, nothing indexed) or
+    resume it."""
+
+    paused: bool = Field(strict=True)

@@ -31,6 +31,7 @@ def document(conversations: Sequence[Mapping[str, Any]], messages: Iterable[Any]
         "conversations": [{"id": c["id"], "title": c["title"],
                            "created_at": int(c["created_at"]),
                            "updated_at": int(c["updated_at"]),
+                           "incognito": bool(c.get("incognito")),
                            "messages": by_conversation.get(str(c["id"]), [])}
                           for c in conversations],
         "feedback": [{"answer_id": f["answer_id"], "n": int(f["n"]),

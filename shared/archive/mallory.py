@@ -1,7 +1,7 @@
 """Mallory's own export (`GET /api/export`, `mallory export`), read back by import.
 
     {"format": "mallory-export", "version": 1, "exported_at": ms,
-     "conversations": [{id, title, created_at, updated_at,
+     "conversations": [{id, title, created_at, updated_at, incognito,
                         messages: [{id, role, content, created_at, sources, judgments}]}],
      "feedback": [...], "saved_memories": [...]}
 
@@ -59,10 +59,13 @@ def one(index: int, item: object, problems: list[Problem]) -> ImportedConversati
                                         created_at=_int(m.get("created_at"), where),
                                         sources=sources))
     ordered = tuple(messages)
+    incognito = item.get("incognito", False)
+    if not isinstance(incognito, bool):
+        raise BadItem("incognito must be true or false")
     return ImportedConversation(id=conv_id, title=title_of(item.get("title"), ordered),
                                 created_at=_int(item.get("created_at"), f"conversation {index}"),
                                 updated_at=_int(item.get("updated_at"), f"conversation {index}"),
-                                messages=ordered)
+                                messages=ordered, incognito=incognito)
 
 
 def parse(data: object) -> Parsed:

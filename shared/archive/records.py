@@ -36,6 +36,8 @@ class ImportedConversation:
     created_at: int  # ms
     updated_at: int  # ms
     messages: tuple[ImportedMessage, ...]
+    # A Mallory export's incognito conversation stays one: re-imported, never memory.
+    incognito: bool = False
 
 
 @dataclass(frozen=True)

@@ -99,13 +99,20 @@ def _label(cand: Candidate) -> str:
     return f"{QUOTE_OPEN}{neutralise(cand.identity.label)}{QUOTE_CLOSE}"
 
 
+def _confidence(cand: Candidate) -> str:
+    """The gate's estimate that the hit answers the message, for the model to weigh."""
+    p = cand.scores.confidence
+    return f"; confidence {p:.2f}" if p is not None else ""
+
+
 def _header(n: int, cand: Candidate, numbers: dict[str, int]) -> str:
     date = _date(cand.identity.timestamp_ms)
     if cand.identity.kind == "note":
         standing = block_standing(cand, numbers)
-        return f"[{n}] note {_label(cand)} ({date}{'; ' if standing else ''}{standing})"
+        return (f"[{n}] note {_label(cand)} ({date}{'; ' if standing else ''}{standing}"
+                f"{_confidence(cand)})")
     who = "the owner" if cand.identity.role == "user" else "Mallory"
-    return f"[{n}] past message by {who} in {_label(cand)} ({date})"
+    return f"[{n}] past message by {who} in {_label(cand)} ({date}{_confidence(cand)})"
 
 
 def _line_cost(lead: str, text: str) -> int:

@@ -98,6 +98,8 @@ class Scores:
     vector_rank: int | None = None  # 1-based rank in the vector list, if in it
     fused: float | None = None  # reciprocal-rank fusion of the lists (shared.rank.fusion)
     rerank: float | None = None  # a cross-encoder's score, when one reranked the list
+    # P(relevant) by the gate's confidence model (shared/rank/confidence.py), once weighed.
+    confidence: float | None = None
     standing: float = 1.0  # the bounded multiplier of shared/knowledge/standing.py
     # The owner's feedback on this document: a delta within ±0.02 (shared/rank/feedback.py),
     # which `standing` includes (shared/knowledge/standing.py).

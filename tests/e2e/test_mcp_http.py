@@ -88,6 +88,13 @@ async def test_every_tool_through_the_sdk(server: RunningServer) -> None:
         recalled = result(await s.call_tool("recall", {"message": "what is my bike lock code?"}))
         assert recalled["injected"] >= 1
         assert message_id in [h["id"] for h in recalled["hits"]]
+        async with httpx.AsyncClient(base_url=server.url, headers=owner(server.url)) as web:
+            paused = await web.put("/api/memory/pause", json={"paused": True})
+            assert paused.status_code == 200, paused.text
+        held = result(await s.call_tool("recall", {"message": "what is my bike lock code?"}))
+        assert (held["skipped"], held["injected"], held["hits"]) == ("paused", 0, [])
+        async with httpx.AsyncClient(base_url=server.url, headers=owner(server.url)) as web:
+            assert (await web.put("/api/memory/pause", json={"paused": False})).is_success
 
         gone = result(await s.call_tool("forget", {"message_id": message_id}))
         assert gone

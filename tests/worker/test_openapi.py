@@ -153,6 +153,8 @@ async def answers(client: httpx.AsyncClient) -> AsyncIterator[list[tuple[str, st
                        json={"content": "where were the crampons for the glacier?",
                              "context": {"client": "test", "timezone": "Europe/Rome"}})).json()
     await call("POST", "/api/chat", "/api/chat", json={"content": " "})
+    await call("POST", "/api/chat", "/api/chat", json={"content": "x", "incognito": True,
+                                                       "conversation_id": "c"})
     conversation = chat["conversation_id"]
     answer = chat["assistant_message"]["id"]
     [cited] = chat["assistant_message"]["sources"]
@@ -189,7 +191,11 @@ async def answers(client: httpx.AsyncClient) -> AsyncIterator[list[tuple[str, st
                content=b"[1]", headers={"content-type": "application/json"})
     await call("POST", "/mcp", "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     await call("POST", "/mcp", "/mcp", json=[])
+    await call("PUT", "/api/memory/pause", "/api/memory/pause", json={"paused": True})
+    await call("GET", "/api/memory/pause", "/api/memory/pause")
+    await call("PUT", "/api/memory/pause", "/api/memory/pause", json={"paused": "no"})
     await call("GET", "/status", "/status")
+    await call("PUT", "/api/memory/pause", "/api/memory/pause", json={"paused": False})
     await call("GET", "/openapi.json", "/openapi.json")
     await call("POST", "/owner/login", "/owner/login", data={"token": "x"})
     await call("DELETE", "/api/messages/{message_id}", f"/api/messages/{answer}")

@@ -37,7 +37,10 @@ ABSENT: Mapping[str, str] = {
                   "or the path is misspelt",
     "withdrawn": "the message was withdrawn (something it was given was since forgotten or "
                  "changed): it is never recalled",
-    "not_indexed": "it has no searchable unit yet (nothing of it is indexed)",
+    "incognito": "it was written in an incognito conversation, which never becomes "
+                 "memory: nothing of it is indexed or recalled",
+    "not_indexed": "it has no searchable unit yet (nothing of it is indexed, or it was "
+                   "written while memory was paused)",
     "the_question": "it is the question being answered, which recall never returns",
     "no_query_term": "not retrieved at all: no query term in it (searched: {0})",
     "no_terms": "the query has no search terms (only stopwords), so nothing was retrieved",
@@ -127,6 +130,8 @@ async def _message_state(db: Database, target: Target, question_id: str | None
     row = await inspected.message_state(db, target.id)
     if row is None:
         return None, ("not_stored",)
+    if row["incognito"]:  # not even its conversation's title (its first words)
+        return None, ("incognito",)
     label = str(row["title"])
     if row["withdrawn_at"] is not None:
         return label, ("withdrawn",)

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shared.rank.candidate import Candidate
-from shared.rank.policy import AUTOMATIC, EXPLICIT, CosineBar, Decision, Verdict
+from shared.rank.confidence import ConfidenceModel
+from shared.rank.policy import AUTOMATIC, EXPLICIT, Decision, Gauge, Verdict
 from shared.text.sanitiser import SearchQuery
 from shared.time.zones import Zone
 from worker.db import Database
@@ -33,6 +34,7 @@ class Entry:
     verdict: Verdict
     rank: int | None  # in the merged list; None when its group's slot was taken
     hit: bool  # in the final hits (the block's, or the search's)
+    confidence: float | None = None  # the model's estimate, when it weighed the candidate
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class Trace:
     entries: list[Entry] = field(default_factory=list)
     skipped: str | None = None
     time: TimeScope | None = None
-    bar: CosineBar | None = None
+    model: ConfidenceModel = field(default_factory=lambda: Gauge.model_of(None))
     corrections: dict[str, str] = field(default_factory=dict)
 
 
@@ -57,7 +59,8 @@ def entries(decisions: Sequence[Decision], hits: Sequence[Candidate]) -> list[En
     """The decisions in list order, then the hits no decision chose (brought along)."""
     in_hits = {key(h) for h in hits}
     out = [Entry(d.candidate, d.verdict if d.chosen or key(d.candidate) not in in_hits
-                 else TOGETHER, d.rank, key(d.candidate) in in_hits) for d in decisions]
+                 else TOGETHER, d.rank, key(d.candidate) in in_hits, d.confidence)
+           for d in decisions]
     seen = {key(d.candidate) for d in decisions}
     out += [Entry(h, TOGETHER, None, True) for h in hits if key(h) not in seen]
     return out
@@ -72,7 +75,7 @@ async def search_trace(db: Database, text: str, now_ms: int, *, source: SourceFi
     query = SearchQuery(result.query.text, result.found.lexical.query.terms)
     return Trace(EXPLICIT.name, query, result.found.ran.mode, result.found.ran.fallback,
                  entries(result.decisions, result.hits), time=result.time,
-                 corrections=dict(result.found.lexical.corrections))
+                 model=result.model, corrections=dict(result.found.lexical.corrections))
 
 
 async def recall_trace(db: Database, text: str, now_ms: int, *,
@@ -88,4 +91,4 @@ async def recall_trace(db: Database, text: str, now_ms: int, *,
     ran = decided.found.ran
     return Trace(AUTOMATIC.name, decided.found.lexical.query, ran.mode, ran.fallback,
                  entries(decided.decisions, decided.hits), skipped=decided.skipped,
-                 time=decided.time, bar=decided.bar)
+                 time=decided.time, model=decided.model or Gauge.model_of(None))

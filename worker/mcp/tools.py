@@ -16,11 +16,11 @@ from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import pick_zone
 from worker import views
 from worker.config import Runtime
+from worker.indexing.scheduling import forget_vectors, schedule_indexing
 from worker.inspect.trace import recall_trace, search_trace
-from worker.recall.automatic import gated
+from worker.recall.automatic import PAUSED, gated
 from worker.recall.explicit import search
-from worker.semantic.scheduling import forget_vectors, schedule_indexing
-from worker.store import chats, forget
+from worker.store import chats, forget, pause
 
 NOTE_SQL = """
 SELECT n.path, n.title, n.body, n.aliases, n.tags, n.mtime, n.note_type, n.status,
@@ -111,6 +111,9 @@ async def _search(rt: Runtime, args: SearchInput) -> dict[str, Any]:
 
 async def _recall(rt: Runtime, args: RecallInput) -> dict[str, Any]:
     now = rt.now_ms()
+    if (await pause.pause_state(rt.db)).paused:
+        return {"message": args.message, "mode": rt.mode.value, "fallback": None,
+                "skipped": PAUSED, "injected": 0, "hits": []}
     decided = await gated(rt.db, args.message, now, semantics=rt.semantics, mode=rt.mode,
                           zone=pick_zone(rt.settings.owner_timezone, None))
     hits = [views.search_hit(h, None, now).model_dump(mode="json") for h in decided.hits]

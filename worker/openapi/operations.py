@@ -12,7 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from shared.api.owner_requests import ChatRequest, FeedbackRequest, RenameRequest
+from shared.api.owner_requests import (
+    ChatRequest,
+    FeedbackRequest,
+    PauseRequest,
+    RenameRequest,
+)
 from shared.api.sync_payload import Heartbeat, SyncBatch, SyncResult
 from shared.api.transfer import ExportParams, ImportParams, ImportResult
 from shared.api.wire import (
@@ -23,9 +28,11 @@ from shared.api.wire import (
     Forgotten,
     InspectResponse,
     Manifest,
+    MemoryState,
     MessageLookup,
     MessagesPage,
     MissingResponse,
+    PauseResult,
     Renamed,
     SearchResponse,
     StatusResponse,
@@ -68,8 +75,15 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", "/api/chat", "One chat turn: store, recall, answer with citations",
               "chat", ChatResponse, request=ChatRequest,
               errors={404: "conversation_id names no conversation",
+                      422: "an empty or overlong content, or incognito with a "
+                           "conversation_id (incognito is chosen when a conversation starts)",
                       413: "context over its size limit (the limit is named)",
                       502: "the model provider failed or timed out (model_unavailable)"}),
+    Operation("GET", "/api/memory/pause", "Whether memory is paused (no automatic recall, "
+              "nothing written indexed) and since when", "memory", MemoryState),
+    Operation("PUT", "/api/memory/pause", "Pause memory, or resume it: resuming indexes "
+              "what was written while paused", "memory", PauseResult, request=PauseRequest,
+              errors={422: "paused is missing or not true/false"}),
     Operation("GET", "/api/search", "Explicit recall: ranked hits with snippets and links",
               "search", SearchResponse, query=SearchParams,
               errors={400: "q missing or too long, a bad source or limit, an unknown vault"}),

@@ -15,19 +15,18 @@ from shared.block.citations import strip_citations
 from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
+from shared.rank.confidence import ConfidenceModel
 from shared.rank.feedback import query_hash
 from shared.rank.policy import (
     AUTOMATIC,
-    CosineBar,
     Decision,
+    Gauge,
     RecallPolicy,
-    cosine_bar,
     judge,
     lexical_pass_floor,
-    names_only,
 )
 from shared.text.dialogue import dialogue_act
-from shared.text.matcher import matched_terms, with_terms
+from shared.text.matcher import with_terms
 from shared.text.sanitiser import Mode, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
@@ -35,7 +34,7 @@ from worker.recall.echoes import without_echoes
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
 from worker.recall.lexical import LexicalResult
-from worker.recall.modes import Retrieved, retrieve
+from worker.recall.modes import Retrieved, gauge, retrieve
 from worker.recall.neighbours import with_neighbours
 from worker.recall.retrieval_mode import Ran, RetrievalMode
 from worker.recall.salience import salient_text
@@ -49,6 +48,8 @@ log = logging.getLogger("mallory.recall")
 # when the span is at most this many days: a day's or a week's notes are an answer, a
 # year's newest three are not.
 TIMELINE_MAX_DAYS = 7
+# RecallInfo.skipped while memory is paused (worker/store/pause.py): recall never ran.
+PAUSED = "paused"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,9 +60,9 @@ class Gated:
     skipped: str | None = None  # "social" or "meta": the message asks nothing of memory
     time: TimeScope | None = None  # the time the message named, and whether it was applied
     # Every candidate of the search that decided, with the gate's decision on it (what
-    # the inspector shows), and the cosine bar it applied (None: the lexical gate).
+    # the inspector shows), and the confidence model that weighed them.
     decisions: tuple[Decision, ...] = ()
-    bar: CosineBar | None = None
+    model: ConfidenceModel | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,56 +139,38 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
               "mode": mode, "every_row": every_row}
     if scope is not None:
         found, act = await candidates(db, text, now_ms, scope=scope, **kwargs)
-        bar = gate_bar(found, semantics)
-        decisions, hits = (await decide(db, found, policy, bar, now_ms) if act == "request"
-                           else ([], []))
+        measure = gauge(found, semantics)
+        decisions, hits = (await decide(db, found, policy, measure, now_ms)
+                           if act == "request" else ([], []))
         if hits or act != "request":
             return Gated(found=found, hits=hits, skipped=None if hits else act, time=scope,
-                         decisions=tuple(decisions), bar=bar)
+                         decisions=tuple(decisions), model=measure.model)
         scope = replace(scope, applied=False)
     found, act = await candidates(db, text, now_ms, **kwargs)
     if act != "request":
         return Gated(found=found, hits=[], skipped=act, time=scope)
-    bar = gate_bar(found, semantics)
-    decisions, hits = await decide(db, found, policy, bar, now_ms)
-    return Gated(found=found, hits=hits, time=scope, decisions=tuple(decisions), bar=bar)
+    measure = gauge(found, semantics)
+    decisions, hits = await decide(db, found, policy, measure, now_ms)
+    return Gated(found=found, hits=hits, time=scope, decisions=tuple(decisions),
+                 model=measure.model)
 
 
-def gate_bar(found: Retrieved, semantics: Semantics | None) -> CosineBar | None:
-    """The cosine bar the gate applies to `found`, or None: the lexical gate decides.
-
-    Cosines decide only where they carry meaning: not for a query that names its hit
-    exactly, or is made of rare names that a hit holds (shared.rank.policy.names_only;
-    words memory has never seen are rare too, but name nothing).
-
-    Terms are matched only where they are read: here when the query is made of names,
-    then for the hits (matching all ~130 candidate rows cost more Python time than any
-    other step of recall, bench.latency)."""
-    if semantics is None or found.exact or found.ran.mode is RetrievalMode.LEXICAL:
-        return None
-    query = found.lexical.query
-    terms = [t.fts for t in query.terms]
-    if names_only(terms, found.lexical.idf, found.lexical.docs) and any(
-            matched_terms(query.terms, [c.presentation.text, *(v for _, v in c.presentation.fields)]
-                          ).issuperset(terms) for c in found.candidates):
-        return None
-    return cosine_bar(semantics.embedder.model)
-
-
-async def decide(db: Database, found: Retrieved, policy: RecallPolicy,
-                 bar: CosineBar | None, now_ms: int) -> tuple[list[Decision], list[Candidate]]:
-    """The gate's decision on every candidate (shared.rank.policy.judge), and its hits at
-    this bar with the notes their conflict relations reach beside them."""
-    decisions = judge(found.candidates, policy, bar=bar)
-    hits = await with_competitors(db, [d.candidate for d in decisions if d.chosen],
-                                  found.candidates, found.lexical.query, policy, now_ms)
+async def decide(db: Database, found: Retrieved, policy: RecallPolicy, measure: Gauge,
+                 now_ms: int) -> tuple[list[Decision], list[Candidate]]:
+    """The gate's decision on every candidate (shared.rank.policy.judge), and its hits
+    with the notes their conflict relations reach beside them, each with its estimate."""
+    decisions = judge(found.candidates, policy, measure)
+    chosen = [replace(d.candidate, scores=replace(d.candidate.scores, confidence=d.confidence))
+              for d in decisions if d.chosen]
+    hits = await with_competitors(db, chosen, found.candidates, found.lexical.query, policy,
+                                  now_ms)
     return decisions, with_terms(hits, found.lexical.query.terms)
 
 
-async def gate(db: Database, found: Retrieved, policy: RecallPolicy,
-               bar: CosineBar | None, now_ms: int) -> list[Candidate]:
-    """The gate's hits at this bar (bench.gate_curve sweeps `policy` and `bar` here)."""
-    return (await decide(db, found, policy, bar, now_ms))[1]
+async def gate(db: Database, found: Retrieved, policy: RecallPolicy, measure: Gauge,
+               now_ms: int) -> list[Candidate]:
+    """The gate's hits (bench.gate_curve sweeps the model's threshold here)."""
+    return (await decide(db, found, policy, measure, now_ms))[1]
 
 
 async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:

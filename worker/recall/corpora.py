@@ -3,7 +3,7 @@ column weights, how its rows group and date, and how a row becomes a candidate.
 
 Adding a corpus means one new record here plus its name in CORPORA; nothing else in the
 recall pipeline branches on the kind of unit. Its SQL lives in worker/store/search_sql.py,
-its vector side (if any) in worker/semantic/units.py, named by the record's `vector`.
+its vector side (if any) in worker/recall/vector_corpora.py, named by the record's `vector`.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from shared.text.block_ids import best_block
 from shared.text.sanitiser import Term
 from shared.text.turns import Speaker, points_at_reply
 from worker.db.port import Value
+from worker.recall import vector_corpora as vectors
 from worker.recall.filters import Filters
-from worker.semantic import units as vectors
-from worker.semantic.units import VectorCorpus
+from worker.recall.vector_corpora import VectorCorpus
 from worker.store.search_sql import (
     MESSAGES_ROWS_SQL,
     NOTES_ROWS_SQL,

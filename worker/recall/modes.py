@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from shared.rank.candidate import Candidate
 from shared.rank.fusion import blend, fuse
+from shared.rank.policy import Gauge
 from shared.text.sanitiser import SearchQuery
 from shared.text.tokenizer import fold
 from worker.db import Database
@@ -93,7 +94,7 @@ def _marked(found: LexicalResult, have: set[str]) -> LexicalResult:
     edge, the background task locally, and Vectorize shows a write only seconds later).
     Such a unit is ranked and gated on its lexical evidence alone, so what the owner just
     said is recallable from the next turn on in every mode (shared.rank.fusion,
-    shared.rank.policy.passes)."""
+    shared.rank.policy.verdict: a pending unit is weighed by the lexical model)."""
     return replace(found, candidates=[
         c if c.identity.unit in have else replace(c, scores=replace(c.scores, pending=True))
         for c in found.candidates])
@@ -184,3 +185,18 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
     except (SemanticError, TimeoutError) as exc:
         log.warning("reranking skipped: %s", _code(exc))
         return replace(done, ran=replace(done.ran, fallback="reranker_failed"))
+
+
+# The modes whose lists the embedders' confidence models were fitted on.
+WEIGHED_AS_FITTED = frozenset({RetrievalMode.ADAPTIVE, RetrievalMode.QUALITY})
+
+
+def gauge(found: Retrieved, semantics: Semantics | None) -> Gauge:
+    """What the gate weighs `found` with: the confidence model of the embedder whose
+    vectors were blended in, else the lexical one (shared/rank/confidence.py). The models
+    were fitted on adaptive mode's blend (bench.confidence_fit), which quality mode
+    reranks; hybrid's rank fusion gives scores they never saw, so it is weighed lexically."""
+    fused = semantics is not None and found.ran.mode in WEIGHED_AS_FITTED
+    model = Gauge.model_of(semantics.embedder.model if fused and semantics else None)
+    lex = found.lexical
+    return Gauge(model, lex.query.terms, lex.idf, lex.docs, found.exact)

@@ -19,9 +19,9 @@ from shared.text.turns import addressed
 from worker.db import Database, Result, Statement
 from worker.recall.corpora import CORPORA, Corpus, Scoring
 from worker.recall.filters import Filters
+from worker.recall.vector_corpora import VectorCorpus
 from worker.semantic.ports import VectorFilter, VectorMatch
 from worker.semantic.semantics import Semantics
-from worker.semantic.units import VectorCorpus
 
 # Vector hits per corpus: Vectorize returns at most 20 with metadata and 100 without; we
 # resolve ids through D1, so 40 (the seed design's candidate pool) needs no metadata.

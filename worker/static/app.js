@@ -11,6 +11,7 @@ import {
 } from "./messages.js";
 import { InspectorView } from "./inspect.js";
 import { startMenu } from "./menu.js";
+import { PrivacyControls } from "./privacy.js";
 import { SearchView } from "./search.js";
 import { StatusPanel, vaultsOf } from "./status.js";
 
@@ -53,8 +54,14 @@ function clearMessages() {
   state.nextBefore = null;
 }
 
+const privacy = new PrivacyControls({
+  toggle: $("incognito"), toggleLabel: $("incognito-toggle"), banner: $("incognito-banner"),
+  pauseBanner: $("pause-banner"), pauseText: $("pause-text"), pauseButton: $("pause-memory"),
+  hooks: { changed: () => status.refresh(), error: showError },
+});
+
 const status = new StatusPanel({ facts: $("status-facts"), warning: $("stale-warning"),
-  vaults: $("status-vaults") });
+  vaults: $("status-vaults"), onStatus: (s) => privacy.renderPause(s.memory) });
 
 const conversations = new ConversationList({
   list: $("conversations"), scroller: $("conversation-scroll"), more: $("conversations-more"),
@@ -99,6 +106,8 @@ async function openConversation(id, { scrollToEnd = true } = {}) {
   state.conversationId = id;
   clearMessages();
   conversations.markCurrent(id);
+  const item = conversations.item(id);
+  privacy.showConversation(Boolean(item && item.dataset.incognito === "true"));
   const page = await api(`/api/conversations/${encodeURIComponent(id)}/messages?limit=${PAGE}`);
   if (opening !== state.opening) return false;
   els.messages.append(...page.messages.slice().reverse().map(renderMessage));
@@ -113,6 +122,7 @@ function newConversation() {
   clearMessages();
   els.messages.append(els.intro);
   conversations.markCurrent(null);
+  privacy.showConversation(null);
   history.pushState({}, "", "/");
 }
 
@@ -182,6 +192,7 @@ async function send(event) {
   try {
     const body = { content, context: clientContext() };
     if (state.conversationId) body.conversation_id = state.conversationId;
+    else if (privacy.wantsIncognito()) body.incognito = true;
     const result = await api("/api/chat", { method: "POST", body: JSON.stringify(body) });
     pending.remove();
     if (els.input.value.trim() === content) els.input.value = "";  // only once it is stored
@@ -189,6 +200,7 @@ async function send(event) {
       if (state.conversationId !== result.conversation_id) {
         state.conversationId = result.conversation_id;
         clearMessages();
+        privacy.showConversation(result.incognito === true);
       }
       els.messages.append(renderMessage(result.user_message),
         renderMessage(result.assistant_message));
@@ -297,11 +309,13 @@ function start() {
   els.messages.addEventListener("click", onMessagesClick);
   els.newChat.addEventListener("click", () => { newConversation(); els.input.focus(); });
   $("open-search").addEventListener("click", () => search.open());
+  $("resume-memory").addEventListener("click", () => privacy.setPaused(false));
   document.addEventListener("keydown", onShortcut);
   window.addEventListener("popstate", () => {
     const id = new URLSearchParams(location.search).get("msg");
     if (id !== null) openDeepLink(id);
   });
+  privacy.showConversation(null);
   startMenu();
   conversations.refreshTop();
   status.start();

@@ -32,6 +32,7 @@ export class ConversationList {
       "data-conversation-id": c.id, title: c.title || "Untitled conversation",
       "aria-current": c.id === this.hooks.current() ? "true" : "false" },
     el("span", { className: "conv-title", text: title }),
+    c.incognito === true ? el("span", { className: "badge", text: "incognito" }) : null,
     el("time", { className: "conv-date", datetime: c.updated_at,
       title: `Last active ${formatTime(c.updated_at)}`, text: shortDate(c.updated_at) }));
     const actions = el("span", { className: "conv-actions" },
@@ -40,7 +41,8 @@ export class ConversationList {
       el("button", { type: "button", className: "icon-button", "data-action": "delete",
         "aria-label": `Delete “${title}”`, title: "Delete" }, icon("trash")));
     return el("li", { "data-conversation": c.id, "data-title": c.title,
-      "data-message-count": String(c.message_count ?? "") }, open, actions);
+      "data-message-count": String(c.message_count ?? ""),
+      "data-incognito": c.incognito === true ? "true" : null }, open, actions);
   }
 
   // The first page, merged on top of what is loaded: activity only ever moves a

@@ -61,8 +61,8 @@ export function vaultsOf(status) {
 }
 
 export class StatusPanel {
-  constructor({ facts, warning, vaults }) {
-    Object.assign(this, { facts, warning, vaults });
+  constructor({ facts, warning, vaults, onStatus = () => {} }) {
+    Object.assign(this, { facts, warning, vaults, onStatus });
     this.last = null;
   }
 
@@ -93,11 +93,16 @@ export class StatusPanel {
     ];
     const mode = retrievalMode(s);
     if (mode) rows.push(...fact("Retrieval", mode.text, mode.title));
+    if (s.memory && s.memory.paused === true) {
+      rows.push(...fact("Memory", "paused", s.memory.paused_at ? formatTime(s.memory.paused_at)
+        : null));
+    }
     this.facts.replaceChildren(...rows);
     this.warning.textContent = s.stale ? staleText(s) : "";
     this.warning.hidden = !s.stale;
     const vaults = vaultsOf(s);
     this.vaults.replaceChildren(...vaults.map(vaultRow));
     this.vaults.hidden = vaults.length === 0;
+    this.onStatus(s);
   }
 }

@@ -19,12 +19,14 @@ from worker.store import chats
 from worker.store import feedback as feedback_store
 
 INSERT_IMPORTED_CONVERSATION_SQL = """
-INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4)
+INSERT INTO conversations (id, title, created_at, updated_at, incognito)
+VALUES (?1, ?2, ?3, ?4, ?5)
 ON CONFLICT (id) DO NOTHING
 """
 PRESENT_MESSAGES_SQL = "SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?1))"
 EXPORT_CONVERSATIONS_SQL = """
-SELECT id, title, created_at, updated_at FROM conversations ORDER BY created_at, id
+SELECT id, title, created_at, updated_at, incognito FROM conversations
+ORDER BY created_at, id
 """
 EXPORT_MESSAGES_SQL = f"""
 SELECT id, conversation_id, seq, role, content, sources, created_at,
@@ -52,7 +54,7 @@ async def import_conversations(db: Database, conversations: Sequence[ImportedCon
         if not new:
             continue
         await db.prepare(INSERT_IMPORTED_CONVERSATION_SQL).bind(
-            conv.id, conv.title, conv.created_at, conv.updated_at).run()
+            conv.id, conv.title, conv.created_at, conv.updated_at, int(conv.incognito)).run()
         for message in new:
             await chats.append_message(db, conv.id, message.role, message.content,
                                        message.created_at, message_id=message.id,

@@ -26,12 +26,15 @@ from worker.store.units import unit_statements
 TITLE_CHARS = 80
 
 INSERT_CONVERSATION_SQL = """
-INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)
+INSERT INTO conversations (id, title, created_at, updated_at, incognito)
+VALUES (?1, ?2, ?3, ?3, ?4)
 """
 TOUCH_CONVERSATION_SQL = """
 UPDATE conversations SET updated_at = max(updated_at, ?2) WHERE id = ?1
 """
-GET_CONVERSATION_SQL = "SELECT id, title, created_at, updated_at FROM conversations WHERE id = ?"
+GET_CONVERSATION_SQL = """
+SELECT id, title, created_at, updated_at, incognito FROM conversations WHERE id = ?
+"""
 INSERT_MESSAGE_SQL = """
 INSERT INTO messages (id, conversation_id, seq, role, content, sources, context, created_at)
 VALUES (?1, ?2,
@@ -40,7 +43,7 @@ VALUES (?1, ?2,
 RETURNING id, conversation_id, seq, role, content, sources, created_at
 """
 LIST_CONVERSATIONS_SQL = """
-SELECT c.id, c.title, c.created_at, c.updated_at,
+SELECT c.id, c.title, c.created_at, c.updated_at, c.incognito,
        (SELECT count(*) FROM messages WHERE conversation_id = c.id) AS message_count
 FROM conversations AS c
 WHERE (?1 IS NULL OR c.updated_at < ?1 OR (c.updated_at = ?1 AND c.id < ?2))
@@ -169,21 +172,24 @@ async def get_conversation(db: Database, conversation_id: str) -> dict[str, Any]
 
 
 async def create_conversation(db: Database, first_text: str, now_ms: int,
-                              conversation_id: str | None = None) -> str:
+                              conversation_id: str | None = None, *,
+                              incognito: bool = False) -> str:
     conversation_id = conversation_id or new_id()
     await db.prepare(INSERT_CONVERSATION_SQL).bind(
-        conversation_id, shorten(first_text, TITLE_CHARS), now_ms).run()
+        conversation_id, shorten(first_text, TITLE_CHARS), now_ms, int(incognito)).run()
     return conversation_id
 
 
 async def append_message(db: Database, conversation_id: str, role: str, content: str,
                          created_at: int, *, message_id: str | None = None,
                          sources: list[Source] | None = None, context: str | None = None,
-                         new_conversation: bool = False, after: Sequence[Statement] = ()
-                         ) -> Message:
+                         new_conversation: bool = False, incognito: bool = False,
+                         after: Sequence[Statement] = ()) -> Message:
     """Store one message, bump its conversation and index it as conversation units, all in
     one batch; with `new_conversation` the conversation is created in the same batch
-    (titled after this message), so a failure never leaves an empty conversation behind.
+    (titled after this message, `incognito` or not), so a failure never leaves an empty
+    conversation behind. Units of an incognito conversation, and any while memory is
+    paused, are never written (worker/store/pause.py).
     `after`: statements of the same batch that depend on the message (its citations)."""
     message_id = message_id or new_id()
     sources_json = json.dumps([s.model_dump() for s in sources or []])
@@ -195,7 +201,7 @@ async def append_message(db: Database, conversation_id: str, role: str, content:
     ]
     if new_conversation:
         statements.insert(0, db.prepare(INSERT_CONVERSATION_SQL).bind(
-            conversation_id, shorten(content, TITLE_CHARS), created_at))
+            conversation_id, shorten(content, TITLE_CHARS), created_at, int(incognito)))
     results = await db.batch([*statements, *after])
     return Message.from_row(results[1 if new_conversation else 0].results[0])
 

@@ -54,7 +54,7 @@ WHERE v.name = ?1
 # A message by id: its conversation, whether it was withdrawn, how many conversation
 # units hold it. ?1 the id.
 MESSAGE_STATE_SQL = """
-SELECT m.id, m.role, m.conversation_id, m.created_at, m.withdrawn_at, c.title,
+SELECT m.id, m.role, m.conversation_id, m.created_at, m.withdrawn_at, c.title, c.incognito,
        (SELECT count(*) FROM conversation_units AS u
         WHERE u.question_id = m.id OR u.answer_id = m.id) AS units
 FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id

@@ -1,12 +1,13 @@
 """What /status reports: corpus sizes, sync freshness (per vault: worker/store/vaults.py),
-the schema version and the vector counts per model (migrations/0008), in one D1 batch."""
+the schema version, the vector counts per model (migrations/0008) and the memory pause
+(0012), in one D1 batch."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from worker.db import Database
-from worker.semantic.status import ModelVectors
+from worker.retrieval_status.report import ModelVectors
 from worker.store.vaults import LIST_VAULTS_SQL, Vault
 
 STATUS_SQL = """
@@ -18,7 +19,8 @@ SELECT
     (SELECT count(*) FROM conversations) AS conversations,
     (SELECT max(applied_at) FROM vault_sync_batches) AS last_sync_at,
     (SELECT count(*) FROM d1_migrations) AS migrations,
-    (SELECT name FROM d1_migrations ORDER BY id DESC LIMIT 1) AS schema_version
+    (SELECT name FROM d1_migrations ORDER BY id DESC LIMIT 1) AS schema_version,
+    (SELECT paused_at FROM memory_pause WHERE id = 1) AS paused_at
 """
 
 

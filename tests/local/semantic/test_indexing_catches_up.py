@@ -29,8 +29,8 @@ from shared.api.limits import MAX_BATCH_ITEMS
 from tests.conftest import note, store_notes, sync
 from tests.worker.semantic.fake_workers_ai import fake_vector
 from worker.config import Runtime
+from worker.indexing.scheduling import MAX_RUNS, index_now
 from worker.semantic.ports import EmbedKind
-from worker.semantic.scheduling import MAX_RUNS, index_now
 from worker.semantic.semantics import Semantics
 
 pytestmark = pytest.mark.embed

@@ -9,6 +9,7 @@ from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, lexical_pass_floor
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
 from worker.recall.automatic import automatic_recall, candidates, gate, gated
+from worker.recall.modes import gauge
 from worker.store import chats
 
 
@@ -101,7 +102,7 @@ async def test_rows_the_lexical_gate_cannot_pass_are_not_made_candidates(
     floor = lexical_pass_floor(AUTOMATIC)
     assert all(c.scores.relevance * c.scores.boost * AUTOMATIC.standing.ceiling < floor
                for c in every.candidates if c.identity.id != "Garden/Compost.md")
-    pruned = await gate(db, found, AUTOMATIC, None, NOW_MS)
-    whole = await gate(db, every, AUTOMATIC, None, NOW_MS)
-    assert [h.identity.id for h in pruned] == [h.identity.id for h in whole] == [
-        "Garden/Compost.md"]
+    pruned = await gate(db, found, AUTOMATIC, gauge(found, None), NOW_MS)
+    whole = await gate(db, every, AUTOMATIC, gauge(every, None), NOW_MS)
+    ids = [h.identity.id for h in pruned]
+    assert ids == [h.identity.id for h in whole] == ["Garden/Compost.md"]

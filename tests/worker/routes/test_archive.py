@@ -151,6 +151,29 @@ async def test_an_export_imported_into_an_empty_mallory_recalls_the_same(
         doc["conversations"]
 
 
+async def test_an_incognito_conversation_stays_incognito_through_export_and_import(
+        client: httpx.AsyncClient, empty_client: httpx.AsyncClient) -> None:
+    r = await client.post("/api/chat", json={"content": "my locker code is 90210, the "
+                                             "turquoise padlock", "incognito": True})
+    assert r.status_code == 200 and r.json()["incognito"] is True
+    exported = await client.get("/api/export")
+    [conversation] = exported.json()["conversations"]
+    assert conversation["incognito"] is True and len(conversation["messages"]) == 2
+    back = await empty_client.post("/api/import", params={"format": "mallory"},
+                                   content=exported.content,
+                                   headers={"content-type": "application/json"})
+    assert back.status_code == 200 and back.json()["added"] == 2
+    assert await hit_ids(empty_client, "turquoise padlock locker") == []
+    [listed] = (await empty_client.get("/api/conversations")).json()["conversations"]
+    assert listed["incognito"] is True
+    bad = json.loads(exported.content)
+    bad["conversations"][0]["incognito"] = "yes"
+    refused = await empty_client.post("/api/import", params={"format": "mallory"},
+                                      content=json.dumps(bad),
+                                      headers={"content-type": "application/json"})
+    assert refused.status_code == 422 and "incognito" in refused.text
+
+
 async def test_the_zip_holds_the_json_and_a_markdown_file_per_conversation(
         client: httpx.AsyncClient) -> None:
     await import_all(client)

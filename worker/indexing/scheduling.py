@@ -7,9 +7,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from worker.indexing.indexer import index_pending
 from worker.recall.corpora import VECTOR_BY_NAME
-from worker.semantic.indexer import index_pending
-from worker.semantic.status import duration
+from worker.retrieval_status.report import duration
+from worker.store.pause import pause_state
 
 if TYPE_CHECKING:
     from worker.config import Runtime
@@ -52,9 +53,16 @@ async def index_now(runtime: Runtime, corpora: Sequence[str], max_runs: int = MA
     """Index what is pending in these corpora, `max_runs` runs at a time: with work left
     after them, the rest is handed to the scheduler again (so other background work gets
     its turn between) until none is left, without waiting for another write. Failures are
-    logged, never raised (the next write or start picks the work up again)."""
+    logged, never raised (the next write or start picks the work up again). Nothing runs
+    while memory is paused (worker/store/pause.py)."""
     semantics = runtime.semantics
     if semantics is None:
+        return
+    try:
+        if (await pause_state(runtime.db)).paused:  # resuming indexes again
+            return
+    except Exception:
+        log.exception("could not read the memory pause; indexing waits for the next write")
         return
     progress = semantics.progress
     progress.running += 1
