@@ -8,7 +8,7 @@ page) as the floor measured in the same run:
   (which must send nothing);
 - two vaults holding the same paths: the second vault's first push into a Worker that
   already holds the first, and a no-op re-sync of both.
-Targets at 10,000 notes (issue 23): first push ≤ 10 s, no-op ≤ 0.2 s with no batch (one
+Targets at 10,000 notes: first push ≤ 10 s, no-op ≤ 0.2 s with no batch (one
 stat walk, the heartbeats, no manifest read). Wall and this process's CPU seconds are both
 printed (the local server runs in a thread of this process, so its work is in the CPU
 figure): on a shared machine, quote the ratios to the parse of the same run.
