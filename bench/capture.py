@@ -27,8 +27,8 @@ from shared.rank.candidate import Candidate
 from shared.rank.policy import AUTOMATIC
 from shared.text.dialogue import dialogue_act
 from shared.text.sanitiser import Mode, SearchQuery, build_query
+from worker.corpora.filters import Filters
 from worker.recall import lexical, vector
-from worker.recall.filters import Filters
 from worker.semantic.semantics import Semantics
 
 CAPTURE_DEPTH = 40  # per corpus: the seed design's candidate pool

@@ -40,10 +40,10 @@ from local.migrate import migrate
 from local.miniflare import MiniflareD1, _result
 from shared.rank.policy import AUTOMATIC
 from shared.text.sanitiser import Mode, build_query
+from worker.corpora.filters import Filters
 from worker.db import DatabaseError
 from worker.db.port import BoundStatement, Result
 from worker.recall.automatic import automatic_recall, candidates
-from worker.recall.filters import Filters
 from worker.recall.plan import plan
 from worker.recall.run import run
 from worker.store.units import unit_statements

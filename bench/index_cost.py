@@ -38,13 +38,14 @@ from local.semantic.embedder import MAX_BATCH, MAX_RUN_TOKENS, LocalEmbedder
 from local.semantic.model_files import MINILM_L6_INT8
 from local.sqlite_db import SqliteDatabase
 from local.thread_server import running_server
-from worker.recall.corpora import VECTOR_CORPORA
+from worker.corpora import registry
 from worker.semantic.semantics import Semantics
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev"
 EDIT = "\n\nEdited: the owner added this paragraph about the garden hose.\n\n"
 
 
+<<<<<<< HEAD
 VAULT_NOTES = 10_000  # the vault size the indexing time is extrapolated to
 RSS_EVERY_S = 0.02
 
@@ -84,6 +85,12 @@ class PeakRss:
         self._done.set()
         self._thread.join()
         self.peak = max(self.peak, rss_mb())
+=======
+def unit_texts(db: SqliteDatabase, model: str) -> list[str]:
+    """The texts the indexer embeds (its own SQL), for the bare-model floor."""
+    return [str(r["text"] or "") for c in registry.vector_corpora()
+            for r in db.connection.execute(c.units_sql, (model, -1)).fetchall()]
+>>>>>>> main
 
 
 def sections_of(db: SqliteDatabase, path: str) -> set[str]:

@@ -46,8 +46,8 @@ from bench.stopwatch import Stopwatch, timed_semantics
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC
 from shared.text.sanitiser import Mode, build_query
+from worker.corpora import registry
 from worker.recall.automatic import automatic_recall
-from worker.recall.corpora import CORPORA
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.semantics import Semantics
 
@@ -64,7 +64,7 @@ def floor_sql(fts_table: str, columns: dict[str, float]) -> str:
 
 # (SQL, rows) per corpus: what the recall plan asks each index for (worker/recall/plan.py).
 FLOORS = [(floor_sql(c.fts_table, dict(c.columns)), AUTOMATIC.candidates * c.fetch_per_hit)
-          for c in CORPORA]
+          for c in registry.corpora()]
 
 
 def percentile(values: list[float], q: float) -> float:

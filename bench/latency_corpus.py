@@ -29,8 +29,8 @@ from bench.corpus import Generator
 from hub.notes import section_spans
 from local.migrate import migrate
 from local.sqlite_db import SqliteDatabase
+from worker.corpora import registry
 from worker.indexing.indexer import RECORD_SQL, index_pending
-from worker.recall.corpora import VECTOR_CORPORA
 from worker.semantic.ports import VectorRecord, vector_id
 from worker.semantic.semantics import Semantics
 from worker.store.units import unit_statements
@@ -99,7 +99,7 @@ def units(db: SqliteDatabase) -> dict[str, int]:
 
 def _pending(db: SqliteDatabase, model: str) -> Iterable[tuple[str, str, str | None]]:
     """(corpus, unit id, vault) of every unit without a vector of `model`."""
-    for corpus in VECTOR_CORPORA:
+    for corpus in registry.vector_corpora():
         for r in db.connection.execute(corpus.units_sql, (model, -1)).fetchall():
             yield corpus.name, str(r["unit_id"]), r["vault"]
 
@@ -108,7 +108,7 @@ async def random_vectors(db: SqliteDatabase, sem: Semantics, seed: int = 13) -> 
     rng = np.random.default_rng(seed)
     model, dims = sem.embedder.model, sem.embedder.dimensions
     pending = list(_pending(db, model))
-    kinds = {c.name: c.kind for c in VECTOR_CORPORA}
+    kinds = {c.name: c.kind for c in registry.vector_corpora()}
     for start in range(0, len(pending), UPSERT_BATCH):
         chunk = pending[start:start + UPSERT_BATCH]
         values = rng.standard_normal((len(chunk), dims)).astype(np.float32)

@@ -31,7 +31,7 @@ DEFAULT_ROOT = ROOT.parent / "shared" / "eval" / "locomo"
 CACHE = ROOT / "bench-output" / "locomo"
 # What makes units and their index out of stored messages.
 UNIT_CODE = ("migrations", "worker/store", "shared/text", "worker/indexing/indexer.py",
-             "worker/recall/vector_corpora.py")
+             "worker/corpora")
 VIEWS = ("owner", "third")
 
 

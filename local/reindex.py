@@ -23,9 +23,9 @@ from local.semantic.vectors import SqliteVectorIndex, purge_other_sizes
 from local.semantic.wiring import NOTHING_SET_UP, local_embedder
 from local.sqlite_db import SqliteDatabase
 from shared.api.errors import ConfigError
+from worker.corpora import registry
+from worker.corpora.base import VectorCorpus
 from worker.indexing.indexer import DROP_SQL, index_pending
-from worker.recall.corpora import VECTOR_CORPORA
-from worker.recall.vector_corpora import VectorCorpus
 from worker.retrieval_status.report import ModelVectors, VectorHealth, vector_health
 from worker.semantic.semantics import Semantics
 from worker.store.status import VECTOR_STATS_SQL
@@ -131,7 +131,7 @@ async def _reconcile(db: SqliteDatabase, sem: Semantics, index: SqliteVectorInde
 
 async def _pending(db: SqliteDatabase, model: str) -> int:
     counts = await db.batch([db.prepare(pending_count_sql(c)).bind(model, -1)
-                             for c in VECTOR_CORPORA])
+                             for c in registry.vector_corpora()])
     return sum(int(r.results[0]["n"]) for r in counts)
 
 

@@ -16,8 +16,8 @@ from local.sqlite_db import SqliteDatabase
 from shared.api.errors import ConfigError
 from worker.app import create_app
 from worker.config import OwnerAuth, Runtime, Settings
+from worker.corpora import registry
 from worker.indexing.scheduling import schedule_indexing
-from worker.recall.corpora import VECTOR_CORPORA
 from worker.security.hosts import LOOPBACK_HOSTS, is_loopback_name, loopback_only
 
 log = logging.getLogger("mallory.semantic")
@@ -100,7 +100,7 @@ class WithRuntime:
         async def wrapped() -> Message:
             message = await receive()
             if message.get("type") == "lifespan.startup":
-                schedule_indexing(self.runtime, [c.name for c in VECTOR_CORPORA])
+                schedule_indexing(self.runtime, [c.name for c in registry.vector_corpora()])
             return message
 
         return wrapped

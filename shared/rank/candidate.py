@@ -38,7 +38,7 @@ class Turn:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Identity:
-    """Which unit it is and where it links: set by its corpus (worker/recall/corpora.py),
+    """Which unit it is and where it links: set by its corpus (worker/corpora/),
     never changed on the way."""
 
     kind: Kind

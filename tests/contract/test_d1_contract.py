@@ -16,9 +16,9 @@ from shared.text.sanitiser import Mode, build_query
 from shared.text.snippets import make_snippet
 from tests.conftest import NOW_MS, note, store_notes
 from tests.rows import one
+from worker.corpora.filters import Filters
 from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
 from worker.recall import lexical
-from worker.recall.filters import Filters
 from worker.store import chats, forget
 
 pytestmark = pytest.mark.miniflare
@@ -254,6 +254,7 @@ async def test_note_dates_follow_upserts_edits_and_deletes(port: Database) -> No
 
 async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> None:
     from worker.recall.explicit import search
+    from worker.recall.feedback import judgments
     from worker.store import feedback
     from worker.store.citations import Citation, record_statements
 
@@ -276,7 +277,8 @@ async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> N
     await feedback.record(port, answer_id, 1, "relevant", NOW_MS + 3)
     await feedback.record(port, answer_id, 1, "irrelevant", NOW_MS + 4)  # replaces
     await feedback.record(port, answer_id, 2, "relevant", NOW_MS + 5)
-    rows = await feedback.judgments(port, [(vid, "Garden/Tomatoes.md")], [told.id])
+    rows = await judgments(port, {"notes": [(vid, "Garden/Tomatoes.md")],
+                                  "messages": [told.id]})
     assert sorted((r["doc"], r["judgment"]) for r in rows) == [
         (f"message:{told.id}", "relevant"), (f"note:{vid}:Garden/Tomatoes.md", "irrelevant")]
     assert [r["question"] for r in await feedback.export_rows(port)] == [

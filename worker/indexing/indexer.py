@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from worker.corpora import registry
+from worker.corpora.base import VectorCorpus
 from worker.db import Database
-from worker.recall.corpora import VECTOR_CORPORA
-from worker.recall.vector_corpora import VectorCorpus
 from worker.semantic.ports import VectorRecord, vector_id
 from worker.semantic.semantics import Semantics
 
@@ -70,10 +70,10 @@ async def _embed_pending(db: Database, sem: Semantics, corpus: VectorCorpus, lim
 
 
 async def index_pending(db: Database, sem: Semantics, now_ms: int,
-                        corpora: Sequence[VectorCorpus] = VECTOR_CORPORA,
+                        corpora: Sequence[VectorCorpus] | None = None,
                         limit: int = DEFAULT_RUN_UNITS) -> IndexRun:
     run = IndexRun()
-    for corpus in corpora:
+    for corpus in registry.vector_corpora() if corpora is None else corpora:
         removed = await _remove_orphans(db, sem, corpus, limit)
         embedded = await _embed_pending(db, sem, corpus, limit, now_ms)
         run.removed += removed

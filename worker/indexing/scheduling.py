@@ -7,8 +7,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from worker.corpora import registry
 from worker.indexing.indexer import index_pending
-from worker.recall.corpora import VECTOR_BY_NAME
 from worker.retrieval_status.report import duration
 from worker.store.pause import pause_state
 
@@ -71,7 +71,7 @@ async def index_now(runtime: Runtime, corpora: Sequence[str], max_runs: int = MA
         for _ in range(max_runs):
             started = time.monotonic()
             run = await index_pending(runtime.db, semantics, runtime.now_ms(),
-                                      [VECTOR_BY_NAME[c] for c in corpora])
+                                      [registry.vector_by_name(c) for c in corpora])
             progress.record(run.embedded, time.monotonic() - started)
             if run.embedded:
                 await log_progress(runtime, run.embedded)

@@ -17,11 +17,13 @@ from typing import Any
 
 from shared.api.errors import BadRequest
 from shared.text.matcher import matched_terms
+from worker.corpora import registry
+from worker.corpora.conversations import MESSAGE_COLUMNS
+from worker.corpora.notes import NOTE_COLUMNS
 from worker.db import Database
 from worker.db.port import Value
 from worker.inspect.answer import same
 from worker.inspect.trace import Entry, Trace
-from worker.recall.corpora import BY_KIND, MESSAGE_COLUMNS, NOTE_COLUMNS
 from worker.store import inspected, vaults
 from worker.store.inspected import message_probe_sql, note_probe_sql
 
@@ -102,7 +104,7 @@ async def why_missing(db: Database, trace: Trace, target: Target, rows_read: int
         return _absent(target, "no_query_term",
                        (", ".join(" ".join(t.tokens) for t in trace.query.terms),),
                        label=label)
-    reads = rows_read * BY_KIND[target.kind].fetch_per_hit
+    reads = rows_read * registry.by_kind(target.kind).fetch_per_hit
     if unit.lexical_rank > reads:
         return _absent(target, "beyond_candidates", (unit.lexical_rank, unit.matching, reads),
                        unit=unit, label=label)

@@ -14,10 +14,10 @@ from shared.rank.confidence import ConfidenceModel
 from shared.rank.policy import AUTOMATIC, EXPLICIT, Decision, Gauge, Verdict
 from shared.text.sanitiser import SearchQuery
 from shared.time.zones import Zone
+from worker.corpora.filters import SourceFilter
 from worker.db import Database
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
-from worker.recall.filters import SourceFilter
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.salience import salient_text
 from worker.recall.timeframe import TimeScope

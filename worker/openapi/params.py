@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from shared.api.limits import MAX_SAFE_INTEGER
 from shared.api.protocol import MANIFEST_MAX_PAGE, MANIFEST_PAGE
 from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
-from worker.recall.filters import SourceFilter
+from worker.corpora.filters import SourceFilter
 from worker.routes.conversations import (
     CONVERSATIONS_MAX_PAGE,
     CONVERSATIONS_PAGE,

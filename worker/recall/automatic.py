@@ -29,10 +29,10 @@ from shared.text.dialogue import dialogue_act
 from shared.text.matcher import with_terms
 from shared.text.sanitiser import Mode, build_query
 from shared.time.zones import UTC_ZONE, Zone
+from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall.echoes import without_echoes
 from worker.recall.feedback import apply_feedback
-from worker.recall.filters import Filters
 from worker.recall.lexical import LexicalResult
 from worker.recall.modes import Retrieved, gauge, retrieve
 from worker.recall.neighbours import with_neighbours

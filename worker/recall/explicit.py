@@ -11,10 +11,10 @@ from shared.rank.policy import EXPLICIT, Decision, Gauge, RecallPolicy, judge
 from shared.text.matcher import with_terms
 from shared.text.sanitiser import Mode, SearchQuery, build_query
 from shared.time.zones import UTC_ZONE, Zone
+from worker.corpora.filters import Filters, SourceFilter
 from worker.db import Database
 from worker.recall.echoes import behind_echoes
 from worker.recall.feedback import apply_feedback
-from worker.recall.filters import Filters, SourceFilter
 from worker.recall.modes import Retrieved, gauge, retrieve
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import TimeScope, scope_of, within

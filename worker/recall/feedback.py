@@ -12,28 +12,41 @@ for the judgments of every candidate document, after retrieval and before the ga
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from shared.rank.candidate import Candidate
 from shared.rank.feedback import Vote, delta
+from worker.corpora import registry
 from worker.db import Database
-from worker.recall.corpora import BY_KIND, CORPORA
-from worker.store import feedback as store
+from worker.db.planned import Planned, run
+from worker.db.port import Row
 
 
 def documents(cand: Candidate) -> tuple[str, ...]:
     """The keys of the documents a candidate holds (a conversation unit: its messages)."""
-    return BY_KIND[cand.identity.kind].documents(cand)
+    return registry.by_kind(cand.identity.kind).judgments.documents(cand)
+
+
+async def judgments(db: Database, judged: Mapping[str, Sequence[Any]]) -> list[Row]:
+    """Every judgment of these documents (corpus name → the keys its `judged` gives), in
+    one D1 batch: rows of (doc, judgment, created_at, query_hash)."""
+    planned = [Planned(("judgments", corpus.name, 0), corpus.judgments.sql,
+                       corpus.judgments.params(judged[corpus.name]))
+               for corpus in registry.corpora() if judged.get(corpus.name)]
+    return [row for found in (await run(db, planned)).values() for row in found]
 
 
 async def apply_feedback(db: Database, candidates: Sequence[Candidate], now_ms: int,
                          suppress_for: str | None = None) -> list[Candidate]:
     if not candidates:
         return list(candidates)
-    judged = {corpus.name: sorted({key for c in candidates if c.identity.kind == corpus.kind
-                                   for key in corpus.judged(c)}) for corpus in CORPORA}
-    rows = await store.judgments(db, judged["notes"], judged["messages"])
+    judged = {corpus.name: sorted({key for c in candidates
+                                   if c.identity.kind == corpus.kind
+                                   for key in corpus.judgments.judged(c)})
+              for corpus in registry.corpora()}
+    rows = await judgments(db, judged)
     if not rows:
         return list(candidates)
     votes: dict[str, list[Vote]] = defaultdict(list)

@@ -11,10 +11,11 @@ from shared.rank.scoring import idf, recency_boost, relevance, term_df
 from shared.text.matcher import matched_terms
 from shared.text.sanitiser import SearchQuery
 from shared.text.turns import addressed
+from worker.corpora import registry
+from worker.corpora.base import Corpus, Row, Scoring
+from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall import typo
-from worker.recall.corpora import CORPORA, Corpus, Row, Scoring
-from worker.recall.filters import Filters
 from worker.recall.plan import Planned, hits_key, plan
 from worker.recall.run import Rows, run
 from worker.recall.stats import (
@@ -155,7 +156,7 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
 
 
 async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: int,
-                   corpora: Sequence[Corpus] = CORPORA) -> LexicalResult:
+                   corpora: Sequence[Corpus] | None = None) -> LexicalResult:
     """Scored candidates for a sanitised query (none when it has no terms).
 
     Misspelt words are corrected and the search runs again (worker/recall/typo.py). The
@@ -165,6 +166,7 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     """
     if query.is_empty:
         return LexicalResult(query=query)
+    corpora = registry.corpora() if corpora is None else corpora
     searched = await _search(db, query, filters, corpora)
     first = score(query, searched, corpora, now_ms, filters=filters)
     found = typo.suspects(query, known_stems(searched.stats))

@@ -25,9 +25,9 @@ from shared.rank.fusion import blend, fuse
 from shared.rank.policy import Gauge
 from shared.text.sanitiser import SearchQuery
 from shared.text.tokenizer import fold
+from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall import lexical, vector
-from worker.recall.filters import Filters
 from worker.recall.lexical import LexicalResult
 from worker.recall.retrieval_mode import Ran, RetrievalMode
 from worker.semantic.ports import SemanticError

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.text.sanitiser import SearchQuery
+from worker.corpora import registry
+from worker.corpora.base import Corpus
+from worker.corpora.filters import Filters
 from worker.db.planned import Planned, StatementKey
 from worker.db.port import MAX_BOUND_PARAMETERS, MAX_COMPOUND_SELECT
-from worker.recall.corpora import CORPORA, Corpus
-from worker.recall.filters import Filters
 
 # Keys here are (step, corpus name, chunk number).
 STATS_KEY: StatementKey = ("stats", "", 0)
@@ -40,12 +41,12 @@ def chunks(stems: Sequence[str], size: int = min(MAX_BOUND_PARAMETERS, MAX_COMPO
 
 
 def plan(query: SearchQuery, filters: Filters,
-         corpora: Sequence[Corpus] = CORPORA, ranked: bool = False) -> list[Planned]:
+         corpora: Sequence[Corpus] | None = None, ranked: bool = False) -> list[Planned]:
     """`ranked`: each corpus's ranked rowids and bm25() only (the first pass of a gated
     search, worker/recall/lexical.py), not its rows."""
     stems = sorted({s for t in query.terms for s in t.stems})
     statements = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
-    for corpus in corpora:
+    for corpus in registry.corpora() if corpora is None else corpora:
         if not filters.wants(corpus.name):
             continue
         rows = max(filters.limit, 1) * corpus.fetch_per_hit

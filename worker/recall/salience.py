@@ -9,8 +9,8 @@ from shared.rank.policy import LONG_MESSAGE_SENTENCE_SHARE
 from shared.rank.scoring import idf
 from shared.text.salience import condense, content_stems
 from shared.text.tokenizer import MAX_QUERY_CHARS, normalize
+from worker.corpora import registry
 from worker.db import Database
-from worker.recall.corpora import CORPORA
 from worker.recall.plan import CORPUS_STATS_SQL, STATS_KEY, Planned, chunks, vocab_sql
 from worker.recall.run import run
 
@@ -23,12 +23,13 @@ MAX_LOOKUPS = 200
 
 async def salient_text(db: Database, text: str, text_is_stored: bool = True) -> str:
     """`text` when it is within the query limit, else its salient sentences. With
-    `text_is_stored`, the message itself is in the messages corpus: it is discounted."""
+    `text_is_stored`, the message itself is in the corpus that holds the query: it is
+    discounted."""
     if len(normalize(text)) <= MAX_QUERY_CHARS:
         return text
     stems = sorted(content_stems(text))[:MAX_LOOKUPS]
     planned = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
-    for corpus in CORPORA:
+    for corpus in registry.corpora():
         for i, chunk in enumerate(chunks(stems)):
             planned.append(Planned(("df", corpus.name, i), vocab_sql(corpus.vocab_table,
                                                                      len(chunk)), chunk))
@@ -39,7 +40,7 @@ async def salient_text(db: Database, text: str, text_is_stored: bool = True) -> 
     for (step, corpus_name, _), found in rows.items():
         if step != "df":
             continue
-        self_count = own if corpus_name == "messages" else 0
+        self_count = own if registry.by_name(corpus_name).holds_the_query else 0
         n_docs = docs.get(corpus_name, 0) - self_count
         for row in found:
             df = int(row["doc"]) - self_count

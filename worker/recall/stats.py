@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from shared.rank.scoring import forgiven_terms, idf, query_ceiling, term_df
 from shared.text.sanitiser import SearchQuery, Term
+from worker.corpora import registry
 from worker.recall.run import Rows
 
 
@@ -34,13 +35,15 @@ def collect(rows: Rows) -> Stats:
 
 def without_query_message(stats: Stats) -> Stats:
     """Statistics as if the message the query was made from were not indexed: it holds
-    every query term, so it adds one to each term's message count and to the corpus."""
-    if "messages" not in stats:
-        return stats
-    m = stats["messages"]
-    fixed = replace(m, docs=max(m.docs - 1, 0),
-                    df={t: n - 1 for t, n in m.df.items() if n > 1})
-    return {**stats, "messages": fixed}
+    every query term, so it adds one to each term's count and to the size of the corpus
+    that stores it."""
+    fixed = dict(stats)
+    for corpus in registry.corpora():
+        if corpus.holds_the_query and corpus.name in stats:
+            m = stats[corpus.name]
+            fixed[corpus.name] = replace(m, docs=max(m.docs - 1, 0),
+                                         df={t: n - 1 for t, n in m.df.items() if n > 1})
+    return fixed
 
 
 def self_match_correction(matched: Sequence[Term], clean: CorpusStats, raw: CorpusStats

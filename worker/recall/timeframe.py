@@ -3,7 +3,7 @@
 "what did I write last week about the boiler" → the span of days "last week" in the
 owner's zone (shared/time/expressions.py, shared/time/zones.py) → the terms without the time words
 ("boiler") → a search restricted, before FTS5's LIMIT, to notes dated and messages written
-in that window (worker/recall/corpora.py). A query that names only a time lists the window
+in that window (worker/corpora/). A query that names only a time lists the window
 (worker/recall/timeline.py).
 
 Filter, not boost: a boost cannot bring a note from last week into a list that twenty
@@ -26,9 +26,9 @@ from shared.text.stopwords import TIME_META
 from shared.text.tokenizer import normalize_query, tokens
 from shared.time.expressions import parse_time
 from shared.time.zones import TimeWindow, Zone, local_date, window
+from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall import lexical, timeline
-from worker.recall.filters import Filters
 from worker.recall.modes import Retrieved
 from worker.recall.retrieval_mode import Ran, RetrievalMode
 

@@ -11,41 +11,30 @@ therefore keeps the chat's few slots for itself when there is one.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import recency_boost
+from worker.corpora import registry
+from worker.corpora.base import Corpus, Row, Scoring
+from worker.corpora.filters import Filters
 from worker.db import Database
-from worker.db.port import Value
-from worker.recall.corpora import BY_NAME, Corpus, Scoring
-from worker.recall.filters import Filters
 from worker.recall.plan import Planned
 from worker.recall.run import run
-from worker.store.search_sql import TIMELINE_MESSAGES_SQL, TIMELINE_NOTES_SQL
 
 DAY_RELEVANCE = 1.0
 TIME_RELEVANCE = 0.5
 
 
 def timeline_plan(filters: Filters) -> list[Planned]:
-    """The statements of one D1 batch: the window's notes and messages (those wanted)."""
+    """The statements of one D1 batch: each wanted corpus's rows of the window."""
     rows = max(filters.limit, 1)
-    planned = []
-    if filters.wants("notes"):
-        planned.append(Planned(("timeline", "notes", 0), TIMELINE_NOTES_SQL,
-                               (*filters.window_params(days=True), filters.vault, rows)))
-    if filters.wants("messages"):
-        excluded = filters.exclude_message_ids
-        params: tuple[Value, ...] = (
-            *filters.window_params(days=False), json.dumps(list(excluded)),
-            filters.conversation_id or "", filters.exclude_recent_turns,
-            rows + len(excluded) + filters.exclude_recent_turns)
-        planned.append(Planned(("timeline", "messages", 0), TIMELINE_MESSAGES_SQL, params))
-    return planned
+    return [Planned(("timeline", corpus.name, 0), corpus.timeline_sql,
+                    corpus.timeline_params(filters, rows))
+            for corpus in registry.corpora() if filters.wants(corpus.name)]
 
 
-def _candidates(corpus: Corpus, rows: Sequence[dict], now_ms: int) -> list[Candidate]:
+def _candidates(corpus: Corpus, rows: Sequence[Row], now_ms: int) -> list[Candidate]:
     found = []
     for row in rows:
         ts = int(row[corpus.timestamp_column])
@@ -61,4 +50,4 @@ async def retrieve(db: Database, filters: Filters, now_ms: int) -> list[Candidat
         raise ValueError("the timeline needs a window of days")
     rows = await run(db, timeline_plan(filters))
     return [cand for (_, corpus, _), found in rows.items()
-            for cand in _candidates(BY_NAME[corpus], found, now_ms)]
+            for cand in _candidates(registry.by_name(corpus), found, now_ms)]

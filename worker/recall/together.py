@@ -22,15 +22,16 @@ from shared.rank.candidate import Candidate
 from shared.rank.policy import RecallPolicy
 from shared.rank.scoring import recency_boost
 from shared.text.sanitiser import SearchQuery
+from worker.corpora.base import Scoring
+from worker.corpora.notes import NOTES
 from worker.db import Database
-from worker.recall.corpora import NOTES, Scoring
 from worker.store.relations_sql import EDGES_SQL, partners_sql
 
 # Edges read per recall: three seeds with a dozen competing claims each is already more
 # than a three-hit block can show.
 MAX_EDGES = 40
 
-# The notes' bm25 weights are the corpus record's (worker/recall/corpora.py).
+# The notes' bm25 weights are the corpus record's (worker/corpora/notes.py).
 PARTNERS_SQL = partners_sql(NOTES.columns)
 
 
@@ -41,7 +42,7 @@ class Neighbourhood:
 
 
 def _group(vid: object, path: object) -> str:
-    """A note's group key, as NOTE_ROW_SELECT (worker/store/search_sql.py) makes it."""
+    """A note's group key, as NOTE_ROW_SELECT (worker/corpora/notes.py) makes it."""
     return f"{vid}:{path}"
 
 

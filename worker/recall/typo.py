@@ -29,8 +29,8 @@ from shared.text.spelling import (
     prefix_range,
     worth_correcting,
 )
+from worker.corpora import registry
 from worker.db import Database
-from worker.recall.corpora import BY_NAME
 from worker.recall.plan import Planned
 from worker.recall.run import run
 
@@ -67,7 +67,7 @@ def suspects(query: SearchQuery, known: Mapping[str, int]) -> Suspects:
 
 def lookup_plan(words: Sequence[str], corpora: Sequence[str]) -> list[Planned]:
     return [Planned(("vocab", corpus, i),
-                    VOCAB_RANGE_SQL.format(table=BY_NAME[corpus].vocab_table),
+                    VOCAB_RANGE_SQL.format(table=registry.by_name(corpus).vocab_table),
                     (*prefix_range(word), MAX_CANDIDATES))
             for i, word in enumerate(words) for corpus in corpora]
 

@@ -16,10 +16,10 @@ from shared.rank.candidate import Candidate
 from shared.rank.scoring import recency_boost
 from shared.text.sanitiser import SearchQuery
 from shared.text.turns import addressed
+from worker.corpora import registry
+from worker.corpora.base import Corpus, Scoring, VectorCorpus
+from worker.corpora.filters import Filters
 from worker.db import Database, Result, Statement
-from worker.recall.corpora import CORPORA, Corpus, Scoring
-from worker.recall.filters import Filters
-from worker.recall.vector_corpora import VectorCorpus
 from worker.semantic.ports import VectorFilter, VectorMatch
 from worker.semantic.semantics import Semantics
 
@@ -73,7 +73,7 @@ async def search(sem: Semantics, query: SearchQuery, filters: Filters,
                  query_vector: Sequence[float] | None = None) -> Found:
     """The query's embedding against the index, for every corpus the filters want: no D1
     yet, so its hits can be resolved in the same batch as other reads (modes.retrieve)."""
-    corpora = [(c, c.vector) for c in CORPORA if c.vector and filters.wants(c.name)]
+    corpora = [(c, c.vector) for c in registry.corpora() if c.vector and filters.wants(c.name)]
     if not corpora or not query.text:
         return Found()
     if query_vector is None:

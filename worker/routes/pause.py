@@ -11,14 +11,11 @@ from starlette.routing import Route
 from shared.api.body import parse_json_model
 from shared.api.limits import MAX_PAUSE_BODY_BYTES
 from shared.api.owner_requests import PauseRequest
+from worker.corpora import registry
 from worker.http import json_ok, read_body, runtime
 from worker.indexing.scheduling import schedule_indexing
-from worker.recall.corpora import VECTOR_BY_NAME
 from worker.store import pause
 from worker.views import memory_state, pause_result
-
-# Resuming hands every vector corpus to indexing.
-RESUMED_CORPORA = tuple(VECTOR_BY_NAME)
 
 
 async def get_pause(request: Request) -> JSONResponse:
@@ -32,7 +29,8 @@ async def put_pause(request: Request) -> JSONResponse:
     if wanted.paused:
         return json_ok(pause_result(await pause.pause(rt.db, rt.now_ms()), 0))
     indexed = await pause.resume(rt.db)
-    schedule_indexing(rt, RESUMED_CORPORA)
+    # Resuming hands every vector corpus to indexing.
+    schedule_indexing(rt, [c.name for c in registry.vector_corpora()])
     return json_ok(pause_result(await pause.pause_state(rt.db), indexed))
 
 

@@ -17,9 +17,9 @@ from shared.api.errors import BadRequest
 from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import Zone, load_zone, pick_zone
 from worker.config import Runtime
+from worker.corpora.filters import SOURCES, SourceFilter
 from worker.http import int_param, json_ok, runtime
 from worker.recall.explicit import search as explicit_search
-from worker.recall.filters import SOURCES, SourceFilter
 from worker.recall.retrieval_mode import MODES, RetrievalMode
 from worker.store import vaults
 from worker.views import search_response

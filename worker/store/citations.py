@@ -5,7 +5,7 @@ When an answer is stored, the notes it cites are recorded with the excerpt it wa
 note, or edits it so that the excerpt no longer appears (shared/block/withdrawal.py), the
 answers citing it are withdrawn in the sync's D1 batch (`withdrawal`), with those that
 quoted them, and redacted (worker/store/withdrawn.py): they keep their place in the
-history, without their text, and are never recalled again (worker/recall/corpora.py). Every
+history, without their text, and are never recalled again (worker/corpora/). Every
 statement checks the note's state after the batch's own writes, so a write refused as
 stale withdraws nothing. A note moved unchanged (deleted here, the same content upserted
 at another path of the vault) keeps its answers, and their citations follow it.

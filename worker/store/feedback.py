@@ -1,5 +1,5 @@
 """The feedback store (migrations/0007): recording the owner's judgment of a source, and
-reading judgments back for ranking (worker/recall/feedback.py) and for export.
+reading judgments back for export (ranking reads them per corpus: worker/recall/feedback.py).
 
 A judgment names an answer and a source number; the store resolves it to the document the
 source is — a note by the citation the answer recorded (worker/store/citations.py), a
@@ -11,7 +11,6 @@ before a row is written; a repeated judgment of the same source replaces the ear
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,20 +42,6 @@ ON CONFLICT (message_rid, n) DO UPDATE SET
     query_hash = excluded.query_hash, judgment = excluded.judgment,
     note_rid = excluded.note_rid, doc_message_rid = excluded.doc_message_rid,
     created_at = excluded.created_at
-"""
-# Every judgment of the given documents (?1 [[vid, path], ...] of notes, ?2 [id, ...] of
-# messages), keyed as shared/candidate documents are (worker/recall/feedback.py).
-JUDGMENTS_SQL = """
-SELECT 'note:' || n.vid || ':' || n.path AS doc, f.judgment, f.created_at, f.query_hash
-FROM json_each(?1) AS j
-JOIN vault_notes AS n ON n.vid = json_extract(j.value, '$[0]')
-                     AND n.path = json_extract(j.value, '$[1]')
-JOIN recall_feedback AS f ON f.note_rid = n.rid
-UNION ALL
-SELECT 'message:' || m.id AS doc, f.judgment, f.created_at, f.query_hash
-FROM json_each(?2) AS j
-JOIN messages AS m ON m.id = j.value AND m.withdrawn_at IS NULL
-JOIN recall_feedback AS f ON f.doc_message_rid = m.rid
 """
 # What an export needs (local/feedback_export.py): each judgment with the owner's question
 # it was made for, and the judged document as a set names it.
@@ -137,15 +122,6 @@ async def record(db: Database, message_id: str, n: int, judgment: Judgment,
         raise Conflict(f"source [{n}] was deleted just now; nothing was recorded",
                        code="source_gone") from None
     return Recorded(message_id, n, judgment, source, now_ms)
-
-
-async def judgments(db: Database, notes: Sequence[tuple[int, str]],
-                    messages: Sequence[str]) -> list[dict[str, Any]]:
-    """Every judgment of these documents: rows of (doc, judgment, created_at, query_hash)."""
-    if not notes and not messages:
-        return []
-    return (await db.prepare(JUDGMENTS_SQL).bind(
-        json.dumps([list(n) for n in notes]), json.dumps(list(messages))).all()).results
 
 
 async def export_rows(db: Database) -> list[dict[str, Any]]:

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from worker.corpora.base import TEXT_CHARS, weights_sql
 from worker.db import Database
 from worker.db.port import Value
-from worker.store.search_sql import TEXT_CHARS, weights_sql
 
 # The owner's message an answer replies to (the message just before it), and the answer
 # that replies to an owner's message (just after it). ?1 the message id.

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from worker.store.search_sql import NOTE_ROW_SELECT, weights_sql
+from worker.corpora.base import weights_sql
+from worker.corpora.notes import NOTE_ROW_SELECT
 
 # ?1 the seeds as a JSON array of [vid, path]; ?2 the conflict types as a JSON array. An
 # edge is read from the declaring note's side and from the target's (the index on

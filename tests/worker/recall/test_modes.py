@@ -18,9 +18,9 @@ from shared.text.sanitiser import Mode, build_query
 from tests.conftest import NOW_MS, note, store_notes
 from tests.worker.semantic.fake_vectorize import FakeVectorize
 from tests.worker.semantic.fake_workers_ai import RERANKER, FakeWorkersAI, overlap_score
+from worker.corpora.filters import Filters
 from worker.indexing.indexer import index_pending
 from worker.recall import modes
-from worker.recall.filters import Filters
 from worker.recall.modes import retrieve
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.edge import edge_semantics

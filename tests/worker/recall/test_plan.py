@@ -11,8 +11,8 @@ from shared.text.sanitiser import Mode, build_query
 from shared.time.expressions import DateSpan
 from shared.time.zones import pick_zone
 from shared.time.zones import window as owner_window
+from worker.corpora.filters import Filters
 from worker.db.port import MAX_BOUND_PARAMETERS, MAX_COMPOUND_SELECT
-from worker.recall.filters import Filters
 from worker.recall.plan import CORPUS_STATS_SQL, plan, vocab_sql
 
 NOTES_SQL = """

@@ -9,9 +9,9 @@ from local.sqlite_db import SqliteDatabase
 from shared.text.sanitiser import Mode
 from shared.time.zones import pick_zone
 from tests.conftest import NOW_MS, note, store_notes
+from worker.corpora.filters import Filters
 from worker.recall.automatic import gated
 from worker.recall.explicit import search
-from worker.recall.filters import Filters
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import FALLBACK_CODE, scope_of, within
 from worker.store import chats

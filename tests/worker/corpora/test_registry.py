@@ -7,16 +7,13 @@ import pytest
 
 from local.sqlite_db import SqliteDatabase
 from shared.text.sanitiser import Mode, build_query
-from worker.recall.corpora import (
-    BY_KIND,
-    CORPORA,
-    MESSAGES,
-    NOTES,
-    VECTOR_BY_NAME,
-    VECTOR_CORPORA,
-    Scoring,
-)
+from worker.corpora import registry
+from worker.corpora.base import Scoring
+from worker.corpora.conversations import MESSAGES
+from worker.corpora.notes import NOTES
 from worker.store.relations_sql import partners_sql
+
+CORPORA = registry.corpora()
 
 
 @pytest.mark.parametrize("corpus", CORPORA, ids=lambda c: c.name)
@@ -121,12 +118,12 @@ def test_an_unanswered_question_and_a_lone_reply() -> None:
 
 def test_the_vector_corpora_are_the_records_vector_sides() -> None:
     # One registration: a corpus is embedded because its record names a `vector`.
-    assert tuple(c.vector for c in CORPORA if c.vector) == VECTOR_CORPORA
-    assert [v.name for v in VECTOR_CORPORA] == ["notes", "messages"]
+    assert tuple(c.vector for c in CORPORA if c.vector) == registry.vector_corpora()
+    assert [v.name for v in registry.vector_corpora()] == ["notes", "messages"]
     for corpus in CORPORA:
         if corpus.vector is not None:
             assert (corpus.vector.name, corpus.vector.kind) == (corpus.name, corpus.kind)
-            assert VECTOR_BY_NAME[corpus.name] is corpus.vector
+            assert registry.vector_by_name(corpus.name) is corpus.vector
     # Note vectors carry the vault; a message belongs to no vault.
     assert NOTES.vector is not None and MESSAGES.vector is not None
     assert (NOTES.vector.by_vault, MESSAGES.vector.by_vault) == (True, False)
@@ -134,12 +131,12 @@ def test_the_vector_corpora_are_the_records_vector_sides() -> None:
 
 def test_each_record_names_the_documents_feedback_is_kept_for() -> None:
     note = NOTES.to_candidate(note_row(), Scoring(0.5, 1.0, 5, "3:Home/Plants.md", ()))
-    assert BY_KIND["note"] is NOTES
-    assert NOTES.documents(note) == ("note:3:Home/Plants.md",)
-    assert NOTES.judged(note) == ((3, "Home/Plants.md"),)
+    assert registry.by_kind("note") is NOTES
+    assert NOTES.judgments.documents(note) == ("note:3:Home/Plants.md",)
+    assert NOTES.judgments.judged(note) == ((3, "Home/Plants.md"),)
     reply = MESSAGES.to_candidate(unit("q", "a", "oven?", "Soak the racks."), scoring("soak"))
-    assert MESSAGES.documents(reply) == ("message:a", "message:q")
-    assert MESSAGES.judged(reply) == ("a", "q")
+    assert MESSAGES.judgments.documents(reply) == ("message:a", "message:q")
+    assert MESSAGES.judgments.judged(reply) == ("a", "q")
 
 
 def test_the_partners_statement_weighs_sections_with_the_columns_given() -> None:

@@ -1,0 +1,119 @@
+"""What a corpus is: one record per searchable corpus, holding everything recall needs of
+it (its SQL, how its statements bind the filters, how a row becomes a candidate, how
+feedback names its documents), so that no step of recall branches on the kind of unit.
+
+The records themselves live one per module (worker/corpora/notes.py, conversations.py);
+worker/corpora/registry.py lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared.rank.candidate import Candidate, Kind
+from shared.text.sanitiser import Term
+from shared.text.turns import Speaker
+from worker.corpora.filters import Filters
+from worker.db.port import Value
+
+Row = Mapping[str, Any]
+# Candidates are cut from this much of a unit's text (a match deeper in a long note still
+# ranks it; its snippet then shows the note's start).
+TEXT_CHARS = 8_000
+# The text embedded for a unit: MiniLM and bge-small read 256 and 512 word pieces at
+# most, about 1,000 and 2,000 characters; the start of a unit carries its gist.
+EMBED_CHARS = 1_200
+MAX_LABEL_CHARS = 120
+
+
+def weights_sql(columns: Mapping[str, float]) -> str:
+    """bm25()'s weights, positionally in the FTS table's column order."""
+    return ", ".join(f"{w:.3f}" for w in columns.values())
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What the retriever measured for a row."""
+
+    relevance: float
+    boost: float
+    timestamp_ms: int
+    group: str  # the row's value of its corpus's group column
+    terms: Sequence[Term]  # the query's terms, as searched
+    # Each query term's IDF in this corpus (FTS form → IDF); a term absent weighs 1.
+    idf: Mapping[str, float] = field(default_factory=dict)
+    asks: Speaker | None = None  # the speaker the query asks about (shared/text/turns.py)
+
+
+@dataclass(frozen=True)
+class VectorCorpus:
+    """How a corpus's units are embedded for semantic recall, and resolved back.
+
+    A unit's id changes with its content (a conversation unit is immutable; a note unit
+    carries its content hash), so "pending" is simply "no vector row for this id and
+    model"."""
+
+    name: str  # the lexical corpus it belongs to (its `vector`)
+    kind: str  # the `kind` metadata its vectors carry
+    by_vault: bool  # its vectors carry the `vault` metadata, so a vault filter applies
+    units_sql: str  # ?1 model, ?2 limit → unit_id, text: units without a vector of ?1
+    orphans_sql: str  # ?1 limit → vector_id: rows whose unit is gone
+    # Vector ids (?1 JSON array) of model ?2 → search-shaped rows with their vector_id (the
+    # corpus's row → candidate applies unchanged).
+    resolve_sql: str
+    resolve_params: Callable[[list[str], str, Filters], tuple[Value, ...]]
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """How the feedback store finds the owner's judgments of a corpus's documents
+    (migrations/0007): `sql` binds `params(keys)` for the keys `judged` gives each
+    candidate, and answers (doc, judgment, created_at, query_hash) with `doc` as
+    `documents` names it."""
+
+    sql: str
+    params: Callable[[Sequence[Any]], tuple[Value, ...]]
+    documents: Callable[[Candidate], tuple[str, ...]]
+    judged: Callable[[Candidate], tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Corpus:
+    name: str  # its key in corpus_stats and in `Filters.source`
+    kind: Kind
+    fts_table: str
+    vocab_table: str  # fts5vocab 'row' table over fts_table: term → document count
+    # FTS column → bm25() weight, in the FTS table's column order (bm25() takes the weights
+    # positionally; tests/worker/corpora/test_registry.py pins the order to the migration).
+    columns: Mapping[str, float]
+    group_column: str  # hits are de-duplicated per value of this column
+    timestamp_column: str  # what recency is measured from
+    # Rows fetched per requested hit: room for one-per-group de-duplication.
+    fetch_per_hit: int
+    search_sql: str
+    # The search statement's parameters: (MATCH expression, rows wanted, filters).
+    params: Callable[[str, int, Filters], tuple[Value, ...]]
+    # A gated search in two passes (worker/recall/lexical.py): `ranked_sql` (same
+    # parameters) ranks without reading a row; `rows_sql` reads the rows it keeps, bound
+    # by `rows_params` from the ranked rowids in order, each with whether it is kept.
+    ranked_sql: str
+    rows_sql: str
+    rows_params: Callable[[Sequence[tuple[int, bool]], Filters], tuple[Value, ...] | None]
+    # The timeline (worker/recall/timeline.py): the rows dated within the filters' window,
+    # newest first, each with `by_day` (dated to a day of it, not only an instant), bound
+    # by `timeline_params(filters, rows)`.
+    timeline_sql: str
+    timeline_params: Callable[[Filters, int], tuple[Value, ...]]
+    to_candidate: Callable[[Row, Scoring], Candidate]
+    # What a row's candidate matches the query's terms on: its text, then its fields'
+    # values (the candidate's `text` and `fields`; a conversation unit's two turns), read
+    # before the candidate is made.
+    match_texts: Callable[[Row, Sequence[Term]], tuple[str, ...]]
+    judgments: Judgments
+    # The message a chat turn recalls for is stored (and indexed) in this corpus before
+    # recall runs: its statistics are counted without it (worker/recall/stats.py).
+    holds_the_query: bool = False
+    # How its units are embedded and resolved for semantic recall; None: lexical only.
+    vector: VectorCorpus | None = None
