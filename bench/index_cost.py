@@ -45,7 +45,6 @@ DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev"
 EDIT = "\n\nEdited: the owner added this paragraph about the garden hose.\n\n"
 
 
-<<<<<<< HEAD
 VAULT_NOTES = 10_000  # the vault size the indexing time is extrapolated to
 RSS_EVERY_S = 0.02
 
@@ -55,7 +54,7 @@ def unit_texts(db: SqliteDatabase, model: str) -> tuple[list[str], list[int]]:
     of each embed call it makes of them: runs of CHUNK_UNITS per corpus, cut in max_batch."""
     texts: list[str] = []
     calls: list[int] = []
-    for corpus in VECTOR_CORPORA:
+    for corpus in registry.vector_corpora():
         rows = db.connection.execute(corpus.units_sql, (model, -1)).fetchall()
         texts += [str(r["text"] or "") for r in rows]
         for run in range(0, len(rows), CHUNK_UNITS):
@@ -85,12 +84,6 @@ class PeakRss:
         self._done.set()
         self._thread.join()
         self.peak = max(self.peak, rss_mb())
-=======
-def unit_texts(db: SqliteDatabase, model: str) -> list[str]:
-    """The texts the indexer embeds (its own SQL), for the bare-model floor."""
-    return [str(r["text"] or "") for c in registry.vector_corpora()
-            for r in db.connection.execute(c.units_sql, (model, -1)).fetchall()]
->>>>>>> main
 
 
 def sections_of(db: SqliteDatabase, path: str) -> set[str]:
