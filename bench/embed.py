@@ -79,9 +79,11 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float]:
 
 
 class BareModel:
-    """The floor: onnxruntime alone, on texts tokenized and padded beforehand."""
+    """The floor: onnxruntime alone, on texts tokenized and padded beforehand into the runs
+    the embedder makes of the same calls (LocalEmbedder.runs), with its session options."""
 
     def __init__(self, embedder: LocalEmbedder) -> None:
+        self.embedder = embedder
         spec = embedder.spec
         self.tokenizer = Tokenizer.from_file(str(spec.tokenizer.verified()))
         self.tokenizer.no_padding()
@@ -90,15 +92,27 @@ class BareModel:
         options.intra_op_num_threads = embedder.threads
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.enable_mem_pattern = False
         self.session = ort.InferenceSession(str(spec.onnx.verified()), options,
                                             providers=["CPUExecutionProvider"])
-        self.batch_size = embedder.batch_size
 
-    def feeds(self, texts: list[str]) -> list[dict[str, np.ndarray]]:
-        ids = sorted((e.ids for e in self.tokenizer.encode_batch(texts)), key=len)
+    def feeds(self, texts: list[str], calls: list[int] | None = None
+              ) -> list[dict[str, np.ndarray]]:
+        """`calls`: how many texts each embed call takes, in order (default: max_batch
+        each, as bench.embed's port sends them)."""
+        step = self.embedder.max_batch
+        calls = calls or [min(step, len(texts) - i) for i in range(0, len(texts), step)]
+        encoded = [e.ids for e in self.tokenizer.encode_batch(texts)]
+        batches, start = [], 0
+        for size in calls:
+            batches += self._padded(sorted(encoded[start:start + size], key=len))
+            start += size
+        return batches
+
+    def _padded(self, ids: list[list[int]]) -> list[dict[str, np.ndarray]]:
         batches = []
-        for start in range(0, len(ids), self.batch_size):
-            rows = ids[start:start + self.batch_size]
+        for run in self.embedder.runs([len(i) for i in ids]):
+            rows = ids[run.start:run.stop]
             width = max(map(len, rows))
             padded = np.array([r + [0] * (width - len(r)) for r in rows], dtype=np.int64)
             mask = (np.arange(width)[None, :] < np.array([len(r) for r in rows])[:, None])

@@ -8,7 +8,10 @@ page) as the floor measured in the same run:
   (which must send nothing);
 - two vaults holding the same paths: the second vault's first push into a Worker that
   already holds the first, and a no-op re-sync of both.
-Targets at 10,000 notes: parse ≤ 10 s, first push ≤ 60 s, no-op ≤ 2 s with no batch.
+Targets at 10,000 notes: first push ≤ 10 s, no-op ≤ 0.2 s with no batch (one
+stat walk, the heartbeats, no manifest read). Wall and this process's CPU seconds are both
+printed (the local server runs in a thread of this process, so its work is in the CPU
+figure): on a shared machine, quote the ratios to the parse of the same run.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -45,21 +49,30 @@ def make_vault(root: Path, n: int, seed: int = 5) -> None:
         (folder / f"{name}.md").write_text(frontmatter + gen.text(300) + f" #topic{i % 40}\n")
 
 
-def timed(label: str, fn: Callable[[], T]) -> tuple[T, float]:
-    started = time.perf_counter()
+@dataclass(frozen=True)
+class Took:
+    wall: float
+    cpu: float  # this process's CPU seconds
+
+    def ratio(self, floor: Took) -> str:
+        return f"{self.wall / floor.wall:5.2f} × parse wall, {self.cpu / floor.cpu:5.2f} × CPU"
+
+
+def timed(label: str, fn: Callable[[], T]) -> tuple[T, Took]:
+    started, cpu = time.perf_counter(), time.process_time()
     result = fn()
-    elapsed = time.perf_counter() - started
-    print(f"{label:<44} {elapsed:8.2f} s", flush=True)
-    return result, elapsed
+    took = Took(time.perf_counter() - started, time.process_time() - cpu)
+    print(f"{label:<44} {took.wall:8.2f} s wall {took.cpu:8.2f} s CPU", flush=True)
+    return result, took
 
 
-def noops(label: str, syncers: list[Syncer]) -> tuple[list[Summary], float]:
+def noops(label: str, syncers: list[Syncer]) -> tuple[list[Summary], Took]:
     """The median of NOOP_RUNS no-op rounds (each round syncs every vault once). The first
     round after a push also re-reads the files written within 2 s of being read (racy
     stats, hub/reading.py), as a real hub would."""
     rounds = [timed(label, lambda: [s.run() for s in syncers]) for _ in range(NOOP_RUNS)]
-    return [r for results, _ in rounds for r in results], statistics.median(
-        s for _, s in rounds)
+    return [r for results, _ in rounds for r in results], Took(
+        statistics.median(t.wall for _, t in rounds), statistics.median(t.cpu for _, t in rounds))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,12 +106,12 @@ def main(argv: list[str] | None = None) -> int:
           f"batches; second vault sent {second.sent:,} in {second.batches} batches; no-op "
           f"runs sent {max(r.sent for r in single + both)} in "
           f"{max(r.batches for r in single + both)} batches")
-    print(f"parse {parse_s:.2f} s (target ≤ 10)")
-    for label, seconds, target in (("one vault: first push", push_s, 60),
-                                   ("one vault: no-op median", noop_s, 2),
-                                   ("two vaults: second push", push2_s, 60),
-                                   ("two vaults: no-op median (both)", noop2_s, 4)):
-        print(f"{label:<34} {seconds:7.2f} s = {seconds / parse_s:5.2f} × parse "
+    print(f"parse (the floor) {parse_s.wall:.2f} s wall, {parse_s.cpu:.2f} s CPU")
+    for label, took, target in (("one vault: first push", push_s, 10),
+                                ("one vault: no-op median", noop_s, 0.2),
+                                ("two vaults: second push", push2_s, 10),
+                                ("two vaults: no-op median (both)", noop2_s, 0.4)):
+        print(f"{label:<34} {took.wall:7.2f} s = {took.ratio(parse_s)} "
               f"(target ≤ {target} s)")
     return 0
 

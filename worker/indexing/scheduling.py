@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from worker.corpora import registry
 from worker.indexing.indexer import index_pending
+from worker.retrieval_status.report import duration
 from worker.store.pause import pause_state
 
 if TYPE_CHECKING:
@@ -19,6 +20,32 @@ log = logging.getLogger("mallory.semantic")
 
 # Runs of index_pending per call; at the edge waitUntil ends 30 s after the response.
 MAX_RUNS = 20
+# How far indexing has come, from the counters /status reads (migrations/0008): the
+# retrieval units, and the vectors of the current model.
+PROGRESS_SQL = """
+SELECT (SELECT coalesce(sum(docs), 0) FROM corpus_stats
+        WHERE corpus IN ('notes', 'messages')) AS units,
+       (SELECT coalesce(sum(vectors), 0) FROM vector_stats
+        WHERE model = ?1 AND dimensions IN (0, ?2)) AS indexed
+"""
+
+
+async def log_progress(runtime: Runtime, embedded: int) -> None:
+    """One line after a run that embedded something: what is left and, at the rate this
+    process measured, about how long it takes (`mallory serve` logs at INFO)."""
+    semantics = runtime.semantics
+    if semantics is None or not log.isEnabledFor(logging.INFO):
+        return
+    embedder = semantics.embedder
+    row = await runtime.db.prepare(PROGRESS_SQL).bind(embedder.model,
+                                                      embedder.dimensions).first() or {}
+    units, indexed = int(row.get("units") or 0), int(row.get("indexed") or 0)
+    pending = max(0, units - indexed)
+    rate, eta = semantics.progress.rate, semantics.progress.eta_s(pending)
+    pace = f" at {rate:.1f} units/s" if rate else ""
+    left = f", about {duration(eta)} left" if eta is not None else ""
+    log.info("vector indexing: embedded %d units%s; %d of %d units have a vector, %d pending%s",
+             embedded, pace, min(indexed, units), units, pending, left)
 
 
 async def index_now(runtime: Runtime, corpora: Sequence[str], max_runs: int = MAX_RUNS
@@ -46,6 +73,8 @@ async def index_now(runtime: Runtime, corpora: Sequence[str], max_runs: int = MA
             run = await index_pending(runtime.db, semantics, runtime.now_ms(),
                                       [registry.vector_by_name(c) for c in corpora])
             progress.record(run.embedded, time.monotonic() - started)
+            if run.embedded:
+                await log_progress(runtime, run.embedded)
             more = run.more
             if not more:
                 break

@@ -81,7 +81,7 @@ class RetrievalStatus:
     embedder_error: str | None = None
 
 
-def _duration(seconds: int) -> str:
+def duration(seconds: int) -> str:
     if seconds < 90:
         return f"{seconds} s"
     if seconds < 90 * 60:
@@ -93,7 +93,7 @@ def indexing_note(indexing: Indexing, units: int) -> str:
     """The words /status gives when indexing is behind."""
     state = "indexing is under way" if indexing.running else "indexing is queued"
     if indexing.rate_per_s and indexing.eta_s is not None:
-        state += (f", about {_duration(indexing.eta_s)} left at "
+        state += (f", about {duration(indexing.eta_s)} left at "
                   f"{indexing.rate_per_s:.1f} units/s")
     return (f"indexing is behind: {indexing.pending} of {units} units have no vector yet "
             f"({state}); semantic recall misses them until it catches up")

@@ -121,3 +121,22 @@ async def test_a_missing_package_names_itself_and_the_install_command(
 def test_invalid_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="threads"):
         LocalEmbedder(threads=0)
+    with pytest.raises(ValueError, match="max_run_tokens"):
+        LocalEmbedder(max_run_tokens=0)
+
+
+def test_runs_are_bounded_by_texts_and_padded_pieces() -> None:
+    embedder = LocalEmbedder(batch_size=4, max_run_tokens=100)
+    lengths = [5, 5, 5, 5, 5, 20, 20, 20, 30, 60, 60, 150]  # sorted, as embed_matrix sorts
+    runs = embedder.runs(lengths)
+    assert [list(r) for r in runs] == [[0, 1, 2, 3], [4, 5, 6, 7], [8], [9], [10], [11]]
+    for run in runs:  # a text past the bound runs alone; no run is over either bound
+        assert len(run) <= 4 and (len(run) == 1 or len(run) * lengths[run[-1]] <= 100)
+
+
+async def test_runs_bounded_by_pieces_embed_as_one_by_one(embedder: LocalEmbedder) -> None:
+    small = LocalEmbedder(embedder.spec, max_run_tokens=64)
+    texts = [LONG, "short one", "a somewhat longer sentence about the budget", UNRELATED]
+    together = await vectors(small, texts)
+    alone = np.vstack([await vectors(embedder, [t]) for t in texts])
+    assert np.allclose(together, alone, atol=1e-5)

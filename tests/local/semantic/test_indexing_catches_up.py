@@ -10,6 +10,8 @@ here and 3,000 would take ten minutes.
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from tests import embedder
@@ -65,7 +67,9 @@ async def indexing(client: httpx.AsyncClient) -> dict:
 
 
 async def test_3000_units_are_indexed_to_zero_pending_after_one_write(
-        db: SqliteDatabase, runtime: Runtime, client: httpx.AsyncClient) -> None:
+        db: SqliteDatabase, runtime: Runtime, client: httpx.AsyncClient,
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="mallory.semantic")
     notes = [note(f"Bulk/Note {i:04d}.md", f"Bulk note {i} about topic {i % 37}.")
              for i in range(UNITS - 1)]
     for start in range(0, len(notes), MAX_BATCH_ITEMS):
@@ -89,6 +93,13 @@ async def test_3000_units_are_indexed_to_zero_pending_after_one_write(
     assert behind["behind"] and behind["pending"] == UNITS - 1 - 100
     assert behind["rate_per_s"] > 0 and behind["eta_s"] is not None
     assert "left at" in measured["notes"][-1]
+    # `mallory serve` logs the same progress, with the time left at the measured rate
+    logged = [r.getMessage() for r in caplog.records if r.name == "mallory.semantic"]
+    rate = behind["rate_per_s"]
+    assert logged[-1].startswith(f"vector indexing: embedded 100 units at {rate:.1f} units/s; "
+                                 f"100 of {UNITS - 1} units have a vector, "
+                                 f"{UNITS - 101} pending, about ")
+    assert logged[-1].endswith(" left")
 
     # The one write: a sync, which schedules note indexing once.
     await sync(client, note("Bulk/Last.md", "The last bulk note."))
@@ -99,3 +110,5 @@ async def test_3000_units_are_indexed_to_zero_pending_after_one_write(
     assert done["indexing"]["behind"] is False and done["indexing"]["pending"] == 0
     assert not any("indexing is behind" in n for n in done["notes"])
     assert embedder.texts == UNITS  # each unit embedded once
+    last = [r.getMessage() for r in caplog.records if r.name == "mallory.semantic"][-1]
+    assert f"{UNITS} of {UNITS} units have a vector, 0 pending" in last and "left" not in last
