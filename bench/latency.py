@@ -21,7 +21,9 @@ down, so those runs report no timings of their own).
 
 Python time is recall's wall time minus the time inside the database, the embedder and
 the vector index. On a shared machine wall times swing with other work; the CPU-time
-ratio (this process's CPU time, recall against floor) is the steadier figure. Target at
+ratio (this process's CPU time, recall against floor) is the steadier figure. `estimate`
+is the part of it the gate's confidence estimate costs (its features and the model), timed
+apart over the same recall's candidates; target ≤ 0.3 ms. Target at
 100k messages + 10k notes (~50k sections): lexical p95 ≤ 1.5× the floor's p95 (README, "Figures").
 """
 
@@ -44,10 +46,11 @@ from bench.corpus import Generator
 from bench.latency_corpus import NOW_MS, build, cached, model_vectors, random_vectors, units
 from bench.stopwatch import Stopwatch, timed_semantics
 from local.sqlite_db import SqliteDatabase
-from shared.rank.policy import AUTOMATIC
+from shared.rank.policy import AUTOMATIC, assessed
 from shared.text.sanitiser import Mode, build_query
 from worker.corpora import registry
-from worker.recall.automatic import automatic_recall
+from worker.recall.automatic import automatic_recall, candidates
+from worker.recall.modes import gauge
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.semantics import Semantics
 
@@ -92,12 +95,36 @@ async def profile(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
     return out.getvalue()
 
 
+# Each recall's estimate is timed over this many repeats (one takes a few microseconds: a
+# single timing would be mostly the clock's own resolution).
+ESTIMATE_REPEATS = 5
+
+
+async def estimate_ms(db: SqliteDatabase, text: str, mode: RetrievalMode,
+                      sem: Semantics | None) -> float:
+    """The Python the gate's estimate costs one recall (README, "Figures"): the features of
+    the candidates it weighs and the model's dot products (shared.rank.policy.assessed and
+    ConfidenceModel.estimate), over the candidates recall retrieved for `text`."""
+    found, act = await candidates(db, text, NOW_MS, conversation_id="bench-c",
+                                  semantics=sem, mode=mode)
+    if act != "request":
+        return 0.0
+    measure = gauge(found, sem)
+    started = time.perf_counter()
+    for _ in range(ESTIMATE_REPEATS):
+        _, weighed = assessed(found.candidates, AUTOMATIC, measure)
+        for a in weighed.values():
+            measure.model.estimate(a.features)
+    return ms(time.perf_counter() - started) / ESTIMATE_REPEATS
+
+
 async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
                   sem: Semantics | None) -> dict[str, float]:
     watch = Stopwatch()
     timed_db = watch.database(db)
     timed_sem = timed_semantics(sem, watch) if sem is not None else None
     totals, floors, pythons, embeds, cpus, floor_cpus = [], [], [], [], [], []
+    estimates: list[float] = []
     fallbacks = 0  # semantic recall that missed its budget and stepped down to lexical
     conn = db.connection
     for i, text in enumerate(queries):
@@ -122,6 +149,7 @@ async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
             floor_cpus.append(ms(floor_cpu))
             pythons.append(ms(total - watch.outside))
             embeds.append(ms(watch.embed))
+            estimates.append(await estimate_ms(db, text, mode, sem))
     return {"p50_ms": statistics.median(totals), "p95_ms": percentile(totals, 0.95),
             "floor_p50_ms": statistics.median(floors), "floor_p95_ms": percentile(floors, 0.95),
             # CPU time of this process: steadier than wall time on a shared machine (the
@@ -129,7 +157,9 @@ async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
             "cpu_p95_ms": percentile(cpus, 0.95), "floor_cpu_p95_ms": percentile(floor_cpus, 0.95),
             "python_ms": statistics.median(pythons),
             "python_p95_ms": percentile(pythons, 0.95),
-            "embed_p50_ms": statistics.median(embeds), "fallbacks": fallbacks}
+            "embed_p50_ms": statistics.median(embeds), "fallbacks": fallbacks,
+            "estimate_ms": statistics.median(estimates),
+            "estimate_p95_ms": percentile(estimates, 0.95)}
 
 
 def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, float, int]:
@@ -187,7 +217,7 @@ def len_measured(row: dict[str, Any]) -> int:
 def print_header() -> None:
     print(f"{'messages':>9} {'notes':>7} {'sections':>8} {'units':>7} {'mode':>8} "
           f"{'p50 ms':>7} {'p95 ms':>7} {'floor p50':>9} {'floor p95':>9} {'p95/flr':>8} "
-          f"{'vs lex':>7} {'cpu p95/flr':>11} {'python':>7} {'embed':>6}")
+          f"{'vs lex':>7} {'cpu p95/flr':>11} {'python':>7} {'estimate':>8} {'embed':>6}")
 
 
 def print_row(r: dict[str, Any], lexical: dict[str, Any]) -> None:
@@ -198,6 +228,7 @@ def print_row(r: dict[str, Any], lexical: dict[str, Any]) -> None:
           f"{r['sections'] + r['exchanges']:>7,} {r['mode']:>8} {r['p50_ms']:>7.2f} "
           f"{r['p95_ms']:>7.2f} {r['floor_p50_ms']:>9.2f} {r['floor_p95_ms']:>9.2f} "
           f"{ratio:>7.2f}x {added:>6.2f}x {cpu_ratio:>10.2f}x {r['python_ms']:>7.2f} "
+          f"{r['estimate_ms']:>8.3f} "
           f"{r['embed_p50_ms']:>6.2f}"
           f"   (built in {r['build_s']} s"
           + (f", {r['vectors']:,} {r['index_vectors']} vectors in {r['vectors_s']} s, "
