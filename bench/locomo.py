@@ -15,6 +15,8 @@ it holds, duplicates removed, before it is scored):
 - turn_ndcg@10, turn_recall@10: explicit search's first 10 turns;
 - unit_ndcg@10, unit_recall@10: its first 10 hits, each credited once (bench.metrics);
 - auto_hit: automatic recall injected a turn the question rests on;
+- auto_shown: a turn the question rests on is on any line of the Recall block, a hit's
+  neighbouring turns included (worker/recall/neighbours.py): what the model was shown;
 - auto_fpr: of the cross-sample questions, the share that got anything injected.
 """
 
@@ -46,7 +48,7 @@ from bench.system import MODES, Hit, Injection, ModeUnavailable, build, require
 
 K = 10
 COLUMNS = ("turn_ndcg@10", "turn_recall@10", "unit_ndcg@10", "unit_recall@10", "auto_hit",
-           "auto_fpr")
+           "auto_shown", "auto_fpr")
 
 
 def turns(hits: Sequence[Hit]) -> list[str]:
@@ -67,6 +69,7 @@ def figures(q: Query, ranked: Sequence[Hit], injection: Injection) -> dict[str, 
         "unit_ndcg@10": ndcg_at(credited(ranked, q.judgments), q.judgments, K),
         "unit_recall@10": covered_recall_at(ranked, q.judgments, K),
         "auto_hit": float(any(q.judgments.get(t, 0) >= 1 for t in turns(injection.hits))),
+        "auto_shown": float(any(q.judgments.get(t, 0) >= 1 for t in injection.shown or ())),
     }
 
 

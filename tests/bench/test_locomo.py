@@ -60,6 +60,10 @@ def test_a_hit_shows_turns_each_scored_once() -> None:
     got = locomo.figures(q, ranked, Injection([("msg:b", "msg:c")]))
     assert got["turn_recall@10"] == 1.0 and got["auto_hit"] == 1.0
     assert got["turn_ndcg@10"] < 1.0  # msg:b sits between the two evidence turns
+    assert got["auto_shown"] == 0.0  # the block was not built: it showed nothing
+    # A hit on msg:b whose block line also shows the turn after it, the evidence msg:c.
+    around = locomo.figures(q, ranked, Injection([("msg:b",)], shown=("msg:b", "msg:c")))
+    assert (around["auto_hit"], around["auto_shown"]) == (0.0, 1.0)
     assert locomo.figures(Query("n", "x", "cross_sample", {}), ranked,
                           Injection([("msg:b",)])) == {"auto_fp": 1.0}
 
