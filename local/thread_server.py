@@ -62,16 +62,23 @@ def running_server(db_path: Path, token: str = BENCH_TOKEN, serve_static: bool =
                    settings: Settings | None = None,
                    wrap: Callable[[Any], Any] | None = None,
                    semantic_env: Mapping[str, str] | None = None,
-                   clock: Callable[[], int] | None = None) -> Iterator[RunningServer]:
+                   clock: Callable[[], int] | None = None,
+                   semantic_budget_s: float | None = None) -> Iterator[RunningServer]:
     """Bound to 127.0.0.1, so by default in local-owner mode, as `mallory serve` is.
     `wrap`: an ASGI middleware around the app (tests use it to kill a hub mid-run).
     `semantic_env`: build `mallory serve`'s semantic side from these variables (the local
     embedder when installed, or EMBEDDINGS_BASE_URL); None: lexical only.
-    `clock`: the app's clock in ms (tests fix it; default the wall clock)."""
+    `clock`: the app's clock in ms (tests fix it; default the wall clock).
+    `semantic_budget_s`: how long recall waits for the semantic list (default the
+    Runtime's, 0.3 s); a test of what semantic recall finds, not of how fast, gives itself
+    more, so that a loaded machine does not step it down to lexical."""
     db = SqliteDatabase(db_path)
     run_coroutine(migrate(db))
     settings = settings or settings_for_bind(Settings(sync_tokens=(token,)), "127.0.0.1")
     runtime = local_runtime(db, settings, semantic_env) if semantic_env is not None else None
+    if runtime is not None and runtime.semantics is not None and semantic_budget_s:
+        runtime = replace(runtime, semantics=replace(runtime.semantics,
+                                                     budget_s=semantic_budget_s))
     if clock is not None:
         runtime = replace(runtime, clock=clock) if runtime else Runtime(
             db=db, settings=settings, clock=clock)

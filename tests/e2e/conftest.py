@@ -105,18 +105,25 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(SHOTS / name))
 
 
+# What the mode-parametrised tests give semantic recall: they test what it finds, and a
+# semantic_timeout under a loaded suite would step them down to lexical.
+SEMANTIC_BUDGET_S = 10.0
+
+
 @pytest.fixture
-def serve_mode(tmp_path: Path) -> Iterator[Callable[[str], RunningServer]]:
+def serve_mode(tmp_path: Path) -> Iterator[Callable[..., RunningServer]]:
     """Start `mallory serve`'s server in a retrieval mode (the local MiniLM in the semantic
-    ones), one database per mode; every server started is stopped at the end."""
+    ones), one database per mode; every server started is stopped at the end. `budget_s`:
+    the semantic budget (None: the Runtime's own)."""
     stack: list[Any] = []
 
-    def start(mode: str) -> RunningServer:
+    def start(mode: str, budget_s: float | None = SEMANTIC_BUDGET_S) -> RunningServer:
         settings = settings_for_bind(Settings(sync_tokens=("e2e-token",),
                                               retrieval_mode=mode), "127.0.0.1")
         ctx = running_server(tmp_path / f"{mode}.sqlite", token="e2e-token",
                              settings=settings,
-                             semantic_env=None if mode == "lexical" else {})
+                             semantic_env=None if mode == "lexical" else {},
+                             semantic_budget_s=budget_s)
         stack.append(ctx)
         return ctx.__enter__()
 

@@ -71,6 +71,7 @@ def test_the_shed_key_is_found_in_a_young_index_from_the_next_turn_on(serve_mode
 
 
 def test_the_first_query_after_start_up_runs_in_the_mode_asked_for(serve_mode) -> None:
-    server = serve_mode("adaptive")  # the model loads before the server takes requests
+    # The model loads before the server takes requests: within recall's own budget.
+    server = serve_mode("adaptive", budget_s=None)
     found = search(server, "spare key")
     assert (found["mode"], found["fallback"]) == ("adaptive", None)

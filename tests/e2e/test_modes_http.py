@@ -16,7 +16,7 @@ import pytest
 from local.server import settings_for_bind
 from local.thread_server import RunningServer, running_server
 from tests.conftest import note
-from tests.e2e.conftest import sync_notes
+from tests.e2e.conftest import SEMANTIC_BUDGET_S, sync_notes
 from worker.config import Settings
 
 pytestmark = pytest.mark.embed
@@ -44,7 +44,8 @@ def serve(tmp_path: Path) -> Iterator:
         settings = settings_for_bind(Settings(sync_tokens=("e2e-token",),
                                               retrieval_mode=mode), "127.0.0.1")
         ctx = running_server(tmp_path / f"{mode}-{len(stack)}.sqlite", token="e2e-token",
-                             settings=settings, semantic_env=env or {})
+                             settings=settings, semantic_env=env or {},
+                             semantic_budget_s=None if env else SEMANTIC_BUDGET_S)
         server = ctx.__enter__()
         stack.append(ctx)
         sync_notes(server, *NOTES)
