@@ -15,7 +15,13 @@ from typing import Any, Literal
 
 from shared.api.sync_payload import PATH_SEPARATOR
 from shared.block.citations import message_href, note_href, shorten
-from shared.knowledge.roles import MESSAGE_ROLE, normal_status, role_of
+from shared.knowledge.roles import (
+    MESSAGE_ROLE,
+    SAVED_MEMORY_ROLE,
+    SAVED_MEMORY_STATUS,
+    normal_status,
+    role_of,
+)
 from shared.rank.candidate import Candidate, Kind
 from shared.text.block_ids import best_block
 from shared.text.sanitiser import Term
@@ -24,6 +30,7 @@ from worker.db.port import Value
 from worker.recall.filters import Filters
 from worker.semantic import units as vectors
 from worker.semantic.units import VectorCorpus
+from worker.store.chats import SAVED_MEMORIES_ID
 from worker.store.search_sql import (
     MESSAGES_ROWS_SQL,
     NOTES_ROWS_SQL,
@@ -151,8 +158,12 @@ def _unit(row: Row, s: Scoring) -> Candidate:
     on_answer = _on_answer(row, s)
     focus = str(row["answer_id"] if on_answer else row["question_id"])
     other = row["question_id"] if on_answer else row["answer_id"]
+    # A saved memory ranks as a stable canonical note, and each is its own group (one hit
+    # per conversation would let only one of them through).
+    saved = str(row["conversation_id"]) == SAVED_MEMORIES_ID
     return Candidate(
-        kind="message", id=focus, group=s.group, relevance=s.relevance,
+        kind="message", id=focus, group=f"saved:{focus}" if saved else s.group,
+        relevance=s.relevance,
         boost=s.boost, timestamp_ms=s.timestamp_ms,
         label=shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS),
         href=message_href(focus), text=answer if on_answer else question,
@@ -160,7 +171,8 @@ def _unit(row: Row, s: Scoring) -> Candidate:
         reply=None if on_answer else (answer or None),
         asked=(question or None) if on_answer else None,
         covers=(focus, str(other)) if other else (focus,), unit=str(row["id"]),
-        knowledge_role=MESSAGE_ROLE)
+        knowledge_role=SAVED_MEMORY_ROLE if saved else MESSAGE_ROLE,
+        status=SAVED_MEMORY_STATUS if saved else None)
 
 
 def _note_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
