@@ -41,7 +41,7 @@ INSERT_MESSAGE = ("INSERT INTO messages (id, conversation_id, seq, role, content
 
 
 def judgment(cand: Candidate, q: Query) -> str:
-    docs = [doc_id(cand.kind, d) for d in cand.covers or (cand.id,)]
+    docs = [doc_id(cand.identity.kind, d) for d in cand.identity.covers or (cand.identity.id,)]
     return "relevant" if any(q.judgments.get(d, 0) >= 1 for d in docs) else "irrelevant"
 
 
@@ -53,7 +53,8 @@ async def judge(loaded: LoadedSet, queries: Sequence[Query]) -> dict[str, int]:
         if not hits:
             continue
         conversation, answer = f"replay-{i}", f"replay-{i}-answer"
-        sources = [Source(n=n, kind=c.kind, id=c.id, label=c.label, snippet="", href=c.href)
+        sources = [Source(n=n, kind=c.identity.kind, id=c.identity.id, label=c.identity.label,
+                          snippet="", href=c.identity.href)
                    for n, c in enumerate(hits, start=1)]
         await db.batch([
             db.prepare(INSERT_CONVERSATION).bind(conversation, now),
@@ -62,7 +63,8 @@ async def judge(loaded: LoadedSet, queries: Sequence[Query]) -> dict[str, int]:
             db.prepare(INSERT_MESSAGE).bind(answer, conversation, 2, "assistant", "replay",
                                             json.dumps([s.model_dump() for s in sources]), now),
             *citations.record_statements(db, answer, [
-                Citation(c.vid, c.id, "") for c in hits if c.kind == "note" and c.vid], now)])
+                Citation(c.identity.vid, c.identity.id, "") for c in hits
+                if c.identity.kind == "note" and c.identity.vid], now)])
         for n, cand in enumerate(hits, start=1):
             verdict = judgment(cand, q)
             await feedback.record(db, answer, n, verdict, now)  # type: ignore[arg-type]

@@ -3,17 +3,16 @@ gate moves, the others held at their current values ("report the curve of
 false-positive rate against hit rate").
 
     uv run python -m bench.gate_curve --set DIR [--split tune] [--mode lexical|adaptive|…]
-        [--knob accept|support|min_relevance|relative_floor] [--json PATH]
+        [--knob threshold|min_relevance] [--json PATH]
 
 Retrieval runs once per query through the real path (worker/recall/automatic.candidates,
 time scope included); each setting then re-runs only the gate and the bundles
 (automatic.gate) and builds the Recall block as bench.relevance does, so the row of the
 current setting (marked `*`) reproduces bench.relevance's auto_hit_rate and auto_fpr.
 
-Knobs: `accept` and `support`, the MiniLM cosine bars (shared.rank.policy.COSINE_BARS;
-semantic modes only, and only for queries where cosines decide); `min_relevance`, the
-lexical relevance floor; `relative_floor`, the share of the best hit's score a hit must
-reach. Tune on the `tune` split only (bench/sets/README.md).
+Knobs: `threshold`, the confidence model's (shared/rank/confidence_models.py: the model of
+the embedder that ran, or the lexical one); `min_relevance`, the lexical model's
+pre-gate. Tune on the `tune` split only (bench/sets/README.md).
 """
 
 from __future__ import annotations
@@ -41,11 +40,11 @@ from bench.system import (
 from bench.system import require as require_mode
 from local.sqlite_db import SqliteDatabase
 from shared.api.errors import QueryTooLong
-from shared.rank.policy import AUTOMATIC, CosineBar, RecallPolicy
+from shared.rank.policy import AUTOMATIC, Gauge, RecallPolicy
 from shared.text.sanitiser import Mode
 from shared.time.zones import UTC_ZONE
-from worker.recall.automatic import Gated, candidates, gate, gate_bar
-from worker.recall.modes import Retrieved
+from worker.recall.automatic import Gated, candidates, gate
+from worker.recall.modes import Retrieved, gauge
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import scope_of
 from worker.semantic.semantics import Semantics
@@ -59,25 +58,17 @@ def _steps(lo: float, hi: float, step: float) -> tuple[float, ...]:
 class Knob:
     name: str
     values: tuple[float, ...]
-    semantic: bool  # a cosine bar: meaningless in lexical mode
-    current: Callable[[RecallPolicy, CosineBar | None], float | None]
-    set: Callable[[RecallPolicy, CosineBar | None, float],
-                  tuple[RecallPolicy, CosineBar | None]]
+    current: Callable[[RecallPolicy, Gauge], float]
+    set: Callable[[RecallPolicy, Gauge, float], tuple[RecallPolicy, Gauge]]
 
 
 KNOBS = (
-    Knob("accept", _steps(0.30, 0.60, 0.02), True,
-         lambda p, b: b.accept if b else None,
-         lambda p, b, v: (p, replace(b, accept=v) if b else None)),
-    Knob("support", _steps(0.20, 0.42, 0.02), True,
-         lambda p, b: b.support if b else None,
-         lambda p, b, v: (p, replace(b, support=v) if b else None)),
-    Knob("min_relevance", _steps(0.10, 0.60, 0.05), False,
-         lambda p, b: p.min_relevance,
-         lambda p, b, v: (replace(p, min_relevance=v), b)),
-    Knob("relative_floor", _steps(0.50, 1.00, 0.05), False,
-         lambda p, b: p.relative_floor,
-         lambda p, b, v: (replace(p, relative_floor=v), b)),
+    Knob("threshold", _steps(0.10, 0.90, 0.05),
+         lambda p, g: g.model.threshold,
+         lambda p, g, v: (p, replace(g, model=replace(g.model, threshold=v)))),
+    Knob("min_relevance", _steps(0.0, 0.40, 0.05),
+         lambda p, g: p.min_relevance,
+         lambda p, g, v: (replace(p, min_relevance=v), g)),
 )
 BY_NAME = {k.name: k for k in KNOBS}
 
@@ -87,8 +78,8 @@ class Prepared:
     """One query's retrieval, done once: what the gate sees, and its measured bar."""
 
     query: Query
-    scoped: tuple[Retrieved, CosineBar | None] | None  # within the time it names
-    found: tuple[Retrieved, CosineBar | None] | None  # None: social/meta, nothing recalled
+    scoped: tuple[Retrieved, Gauge] | None  # within the time it names
+    found: tuple[Retrieved, Gauge] | None  # None: social/meta, nothing recalled
 
 
 async def prepare(db: SqliteDatabase, sem: Semantics | None, mode: RetrievalMode,
@@ -102,11 +93,11 @@ async def prepare(db: SqliteDatabase, sem: Semantics | None, mode: RetrievalMode
             found, act = await candidates(db, q.query, now_ms, scope=scope, **kwargs)
             if act != "request":
                 return Prepared(q, None, None)
-            scoped = (found, gate_bar(found, sem))
+            scoped = (found, gauge(found, sem))
         found, act = await candidates(db, q.query, now_ms, **kwargs)
     except QueryTooLong:
         return Prepared(q, None, None)
-    return Prepared(q, scoped, (found, gate_bar(found, sem)) if act == "request" else None)
+    return Prepared(q, scoped, (found, gauge(found, sem)) if act == "request" else None)
 
 
 async def _hits(db: SqliteDatabase, p: Prepared, knob: Knob, value: float, now_ms: int
@@ -117,10 +108,10 @@ async def _hits(db: SqliteDatabase, p: Prepared, knob: Knob, value: float, now_m
         if found is None:
             continue
         retrieved, measured = found
-        policy, bar = knob.set(AUTOMATIC, measured, value)
-        hits = await gate(db, retrieved, policy, bar, now_ms)
+        policy, measure = knob.set(AUTOMATIC, measured, value)
+        hits = await gate(db, retrieved, policy, measure, now_ms)
         if hits:
-            return Gated(query=retrieved.query, hits=hits)
+            return Gated(found=retrieved, hits=hits)
     return None
 
 
@@ -150,14 +141,13 @@ async def point(db: SqliteDatabase, prepared: Sequence[Prepared], knob: Knob, va
 
 
 def knobs_for(mode: RetrievalMode, names: Sequence[str] | None) -> list[Knob]:
-    chosen = [BY_NAME[n] for n in names] if names else list(KNOBS)
-    return [k for k in chosen if not (k.semantic and mode is RetrievalMode.LEXICAL)]
+    return [BY_NAME[n] for n in names] if names else list(KNOBS)
 
 
 def current_value(knob: Knob, prepared: Sequence[Prepared]) -> float | None:
-    """The knob's value today: the policy's, or the bar measured for the embedder."""
-    bars = [f[1] for p in prepared for f in (p.scoped, p.found) if f and f[1]]
-    return knob.current(AUTOMATIC, bars[0] if bars else None)
+    """The knob's value today: the policy's, or the model's of the embedder that ran."""
+    gauges = [f[1] for p in prepared for f in (p.scoped, p.found) if f]
+    return knob.current(AUTOMATIC, gauges[0]) if gauges else None
 
 
 def curve(set_dir: Path, split: str, mode: str, knob_names: Sequence[str] | None = None

@@ -109,7 +109,7 @@ async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
         total, total_cpu = time.perf_counter() - started, time.process_time() - cpu
         if recall.error:
             raise RuntimeError(f"recall of {text!r} failed: {recall.error}")
-        fallbacks += bool(mode is not RetrievalMode.LEXICAL and recall.fallback)
+        fallbacks += bool(mode is not RetrievalMode.LEXICAL and recall.ran.fallback)
         match = build_query(text, Mode.AUTOMATIC).match
         started, cpu = time.perf_counter(), time.process_time()
         for sql, rows in FLOORS:

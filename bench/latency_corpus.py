@@ -29,8 +29,8 @@ from bench.corpus import Generator
 from hub.notes import section_spans
 from local.migrate import migrate
 from local.sqlite_db import SqliteDatabase
+from worker.indexing.indexer import RECORD_SQL, index_pending
 from worker.recall.corpora import VECTOR_CORPORA
-from worker.semantic.indexer import RECORD_SQL, index_pending
 from worker.semantic.ports import VectorRecord, vector_id
 from worker.semantic.semantics import Semantics
 from worker.store.units import unit_statements

@@ -30,8 +30,8 @@ from local.thread_server import running_server
 DEFAULT_ROOT = ROOT.parent / "shared" / "eval" / "locomo"
 CACHE = ROOT / "bench-output" / "locomo"
 # What makes units and their index out of stored messages.
-UNIT_CODE = ("migrations", "worker/store", "shared/text", "worker/semantic/indexer.py",
-             "worker/semantic/units.py")
+UNIT_CODE = ("migrations", "worker/store", "shared/text", "worker/indexing/indexer.py",
+             "worker/recall/vector_corpora.py")
 VIEWS = ("owner", "third")
 
 

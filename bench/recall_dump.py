@@ -36,13 +36,15 @@ def _number(value: float | None) -> float | None:
 
 def _hit(hit: Injected) -> dict[str, Any]:
     c = hit.candidate
+    i, s = c.identity, c.scores
     return {"n": hit.n, "excerpt": hit.excerpt, "standing_note": hit.standing,
-            "kind": c.kind, "id": c.id, "group": c.group, "unit": c.unit,
-            "label": c.label, "href": c.href, "terms": sorted(c.terms), "fuzzy": c.fuzzy,
-            "relevance": _number(c.relevance), "boost": _number(c.boost),
-            "standing": _number(c.standing), "cosine": _number(c.cosine),
-            "fused": _number(c.fused), "score": _number(c.score),
-            "links": [[x.type, x.direction, x.other] for x in c.links]}
+            "kind": i.kind, "id": i.id, "group": i.group, "unit": i.unit,
+            "label": i.label, "href": i.href, "terms": sorted(c.presentation.terms),
+            "fuzzy": c.presentation.fuzzy,
+            "relevance": _number(s.relevance), "boost": _number(s.boost),
+            "standing": _number(s.standing), "cosine": _number(s.cosine),
+            "fused": _number(s.fused), "score": _number(s.final),
+            "links": [[x.type, x.direction, x.other] for x in c.note.links]}
 
 
 async def dump(db: Any, queries: list[str], mode: RetrievalMode, sem: Any) -> list[str]:
@@ -50,8 +52,8 @@ async def dump(db: Any, queries: list[str], mode: RetrievalMode, sem: Any) -> li
     for text in queries:
         recall = await automatic_recall(db, text, NOW_MS, message_id="bench-q",
                                         conversation_id="bench-c", semantics=sem, mode=mode)
-        lines.append(json.dumps({"query": text, "mode": recall.mode.value,
-                                 "fallback": recall.fallback, "error": recall.error,
+        lines.append(json.dumps({"query": text, "mode": recall.ran.mode.value,
+                                 "fallback": recall.ran.fallback, "error": recall.error,
                                  "block": recall.block,
                                  "injected": [_hit(h) for h in recall.injected]},
                                 sort_keys=True, default=str))

@@ -26,11 +26,11 @@ from local.sqlite_db import SqliteDatabase
 from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.rank.candidate import Candidate
 from shared.rank.policy import EXPLICIT
+from worker.indexing.indexer import index_pending
 from worker.recall.automatic import Gated, gated, with_replies
 from worker.recall.explicit import search
 from worker.recall.neighbours import with_neighbours
 from worker.recall.retrieval_mode import DEFAULT_WITH_EMBEDDER, MODES, RetrievalMode
-from worker.semantic.indexer import index_pending
 from worker.semantic.semantics import Semantics
 
 Hit = tuple[str, ...]  # the doc ids one hit holds, its primary id first (bench.metrics)
@@ -67,12 +67,12 @@ class System:
 
 
 def _hit(cand: Candidate) -> Hit:
-    return tuple(doc_id(cand.kind, d) for d in cand.covers or (cand.id,))
+    return tuple(doc_id(cand.identity.kind, d) for d in cand.identity.covers or (cand.identity.id,))
 
 
 def parent(cand: Candidate) -> str:
     """The note or conversation a hit belongs to: two hits of one parent repeat it."""
-    return f"{cand.kind}:{cand.group}"
+    return f"{cand.identity.kind}:{cand.identity.group}"
 
 
 async def injection(db: SqliteDatabase, found: Gated) -> Injection:
@@ -80,7 +80,7 @@ async def injection(db: SqliteDatabase, found: Gated) -> Injection:
     attached, snippets cut, the block's budget applied); tests/bench/test_system.py holds
     the two to the same text."""
     hits = await with_neighbours(db, await with_replies(db, found.hits))
-    block, injected = build_recall_block(with_excerpts(hits, found.query.terms))
+    block, injected = build_recall_block(with_excerpts(hits, found.found.lexical.query.terms))
     cands = [i.candidate for i in injected]
     return Injection([_hit(c) for c in cands], block, tuple(parent(c) for c in cands),
                      tuple(d for i in injected for d in shown(i)))

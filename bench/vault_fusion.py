@@ -97,7 +97,7 @@ def run(set_dir: Path, k: int) -> dict[str, Any]:
 
         def ids(text: str, **filters: Any) -> list[str]:
             found = asyncio.run(search(db, text, now, limit=DEPTH, **filters))
-            return [doc_id(h.kind, h.id) for h in found.hits]
+            return [doc_id(h.identity.kind, h.identity.id) for h in found.hits]
 
         def one_list(q: Query) -> list[str]:
             return ids(q.query)

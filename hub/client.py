@@ -163,8 +163,10 @@ class WorkerClient:
                            "Worker up to date (migrations/0002)?") from exc
 
     def push(self, batch: SyncBatch) -> SyncResult:
+        # pydantic's own JSON (UTF-8, compact): what make_batches sized (hub/plan.py)
         answer = self._check(self._request("POST", "/vault/sync",
-                                           json=batch.model_dump(mode="json")))
+                                           content=batch.model_dump_json(),
+                                           headers={"content-type": "application/json"}))
         return self._read(SyncResult, answer, "sync")
 
     def heartbeat(self, vault_id: str, vault_name: str, rejected: int | None = None, *,

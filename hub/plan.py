@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,9 +66,17 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
     relation names the page that appeared. `progress(done, total)` is told before each
     file and once all are done."""
     files = list(files)
-    index = VaultIndex.of(f.path for f in files)
-    recheck = {path for path, entry in state.notes.items()
-               if entry.missing and any(index.resolve(name, path) for name in entry.missing)}
+    # Built only when needed: a no-op run without missing targets resolves nothing.
+    index: VaultIndex | None = None
+
+    def vault_index() -> VaultIndex:
+        nonlocal index
+        if index is None:
+            index = VaultIndex.of(f.path for f in files)
+        return index
+
+    recheck = {path for path, entry in state.notes.items() if entry.missing
+               and any(vault_index().resolve(name, path) for name in entry.missing)}
     plan = Plan()
     seen: set[str] = set()
     stats = list(files)
@@ -100,7 +107,8 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
     # Deletions are ordered by the run's sync sequence on the Worker, not by this date.
     plan.deletes = [NoteDelete(path=path, deleted_at=now_ms)
                     for path in sorted(set(state.notes) - seen)]
-    _resolve(plan, state, index)
+    if plan.reads or plan.deletes:  # else there is nothing to resolve nor to lint
+        _resolve(plan, state, vault_index())
     return plan
 
 
@@ -182,7 +190,8 @@ def batch_id(run: Run, upserts: Iterable[NoteUpsert], deletes: Iterable[NoteDele
 
 
 def _item_bytes(item: NoteUpsert | NoteDelete) -> int:
-    return len(json.dumps(item.model_dump()).encode()) + 2
+    """Its bytes in the batch body as the client sends it (hub/client.py), and a comma."""
+    return len(item.model_dump_json().encode()) + 2
 
 
 def make_batches(plan: Plan, run: Run, max_items: int = BATCH_ITEMS,

@@ -1,11 +1,17 @@
 """The hub's local state: what it last pushed for each path, so a no-op run sends nothing,
 and what it believes the Worker holds, so every run can check that belief cheaply.
 
-Written atomically (temp file + rename) after every accepted batch, so a hub killed at
-any moment resumes from the last batch the Worker confirmed. A state that disagrees with
-the Worker (a kill between a batch and its save, another Worker, a lost database) is
-rebuilt from the Worker's manifest by `reconciled`, keeping each file's recorded stat
-where the hashes agree so that only the files in question are read again.
+Written atomically (temp file + rename) at the start and end of a run that changes
+anything; in between, every accepted batch appends one line to the state's journal (the
+paths it recorded and removed), so a hub killed at any moment resumes from the last batch
+the Worker confirmed without rewriting the whole state per batch (which made a first push
+quadratic in the vault's size, bench.sync). A line torn by a kill is ignored: that batch
+is then missing from the state, which the Worker's checksum reveals (below).
+
+A state that disagrees with the Worker (a kill between a batch and its record, another
+Worker, a lost database) is rebuilt from the Worker's manifest by `reconciled`, keeping
+each file's recorded stat where the hashes agree so that only the files in question are
+read again.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import hashlib
 import json
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +41,9 @@ UNKNOWN = -1  # the stat of a version the Worker holds but this hub has not read
 # from the parser (hub/markdown.py): a `#tag` in indented code or an HTML block is no
 # longer a tag, an indented `# line` that is code is no longer a title.
 PARSER_VERSION = 4
+# A run that changed nothing appends its time to the journal; past this many lines it
+# saves the whole state instead (a hub syncing every minute would grow it without end).
+JOURNAL_MAX_LINES = 1_000
 
 
 @dataclass
@@ -81,6 +90,10 @@ class State:
     # This state's hub, as the holder of the vault's lease (migrations/0010): a run killed
     # mid-sync is taken over at once by the next run from the same state.
     hub_id: str = field(default_factory=new_hub_id)
+    # The journal of this saved state (journal-<token>.jsonl): lines appended since the
+    # save and replayed on load, and how many it held when loaded. Not compared.
+    journal: str = field(default="", compare=False)
+    journal_lines: int = field(default=0, compare=False)
 
     def describes(self, vault: Path) -> bool:
         """Is this the state of `vault` (or one from before states named their folder)?"""
@@ -94,6 +107,7 @@ class State:
                            "vault_id": self.vault_id, "url": self.url,
                            "worker_id": self.worker_id, "last_sync_at": self.last_sync_at,
                            "folder": self.folder, "hub_id": self.hub_id,
+                           "journal": self.journal,
                            # an Entry's fields as asdict gives them, without its deep copy
                            # (asdict was most of a no-op run's time, bench.sync)
                            "notes": {p: vars(e) for p, e in sorted(self.notes.items())}})
@@ -128,21 +142,71 @@ def load_state(state_dir: Path) -> State:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         notes = {p: Entry(**e) for p, e in data.get("notes", {}).items()}
-        return State(version=int(data.get("version", 1)), vault=data.get("vault", ""),
-                     vault_id=data.get("vault_id", ""), url=data.get("url", ""),
-                     worker_id=data.get("worker_id", ""), notes=notes,
-                     last_sync_at=data.get("last_sync_at"), folder=data.get("folder", ""),
-                     hub_id=data.get("hub_id") or new_hub_id())
+        state = State(version=int(data.get("version", 1)), vault=data.get("vault", ""),
+                      vault_id=data.get("vault_id", ""), url=data.get("url", ""),
+                      worker_id=data.get("worker_id", ""), notes=notes,
+                      last_sync_at=data.get("last_sync_at"), folder=data.get("folder", ""),
+                      hub_id=data.get("hub_id") or new_hub_id(),
+                      journal=str(data.get("journal") or ""))
     except (OSError, ValueError, TypeError) as exc:
         raise ValueError(f"hub state {path} is unreadable ({exc}); delete it: the next run "
                          "rebuilds it from the Worker's manifest") from exc
+    if state.journal:
+        _replay(state, _journal_path(state_dir, state.journal))
+    return state
+
+
+def _journal_path(state_dir: Path, token: str) -> Path:
+    return state_dir / f"journal-{token}.jsonl"
+
+
+def _replay(state: State, journal: Path) -> None:
+    """Apply the journal's lines in order, up to the first that does not parse (torn by a
+    kill while it was written: that batch and any after it are not recorded)."""
+    try:
+        lines = journal.read_bytes().split(b"\n")
+    except FileNotFoundError:
+        return
+    for line in lines:
+        try:
+            change = json.loads(line)
+            recorded = {p: Entry(**e) for p, e in change.get("set", {}).items()}
+        except (ValueError, TypeError, AttributeError):
+            if line:  # torn: nothing more is appended after it (the next change saves)
+                state.journal = ""
+            break
+        state.notes.update(recorded)
+        for gone in change.get("del", []):
+            state.notes.pop(gone, None)
+        if change.get("last_sync_at") is not None:
+            state.last_sync_at = change["last_sync_at"]
+        state.journal_lines += 1
 
 
 def save_state(state_dir: Path, state: State) -> None:
+    """The whole state, under a new journal (the old one's lines are in it)."""
     state_dir.mkdir(parents=True, exist_ok=True)
+    state.journal, state.journal_lines = secrets.token_hex(8), 0
     tmp = state_dir / f"state.json.{os.getpid()}.tmp"
     tmp.write_text(state.to_json(), encoding="utf-8")
     os.replace(tmp, state_dir / "state.json")
+    for old in state_dir.glob("journal-*.jsonl"):
+        if old.name != _journal_path(state_dir, state.journal).name:
+            old.unlink(missing_ok=True)
+
+
+def record_changes(state_dir: Path, state: State, recorded: Iterable[str] = (),
+                   removed: Iterable[str] = ()) -> None:
+    """Append to the state's journal what `state` now holds for `recorded` and that it
+    no longer holds `removed` (and its last_sync_at); a state never saved is saved."""
+    if not state.journal or not (state_dir / "state.json").is_file():
+        save_state(state_dir, state)
+        return
+    line = json.dumps({"set": {p: vars(state.notes[p]) for p in recorded},
+                       "del": list(removed), "last_sync_at": state.last_sync_at})
+    with open(_journal_path(state_dir, state.journal), "a", encoding="utf-8") as journal:
+        journal.write(line + "\n")
+    state.journal_lines += 1
 
 
 def folder_state_dir(base: Path, vault: Path) -> Path:

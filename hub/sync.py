@@ -44,12 +44,14 @@ from hub.plan import (
 )
 from hub.reading import read_page
 from hub.state import (
+    JOURNAL_MAX_LINES,
     PARSER_VERSION,
     STATE_VERSION,
     Entry,
     State,
     load_state,
     reconciled,
+    record_changes,
     save_state,
 )
 from hub.summary import Summary
@@ -203,7 +205,8 @@ class Syncer:
             self._record(state, path)
         run = Run(vault_id, self.vault_name, contact.vault.seq)
         batches = make_batches(plan, run, max_items=self.batch_items)
-        if why or plan.confirmed or batches:
+        changed = bool(why or plan.confirmed or batches)
+        if changed:
             save_state(self.state_dir, state)  # the rebuilt state and its confirmed stats
         total, done = sum(b.size for b in batches), 0
         self._tell(SENDING, done, total)
@@ -214,7 +217,10 @@ class Syncer:
         self.client.heartbeat(vault_id, self.vault_name, rejected=len(summary.rejected),
                               seq=contact.vault.seq, holder=state.hub_id)
         state.last_sync_at = _now_ms()
-        save_state(self.state_dir, state)
+        if changed or state.journal_lines >= JOURNAL_MAX_LINES:
+            save_state(self.state_dir, state)  # the journal's lines folded in
+        else:
+            record_changes(self.state_dir, state)
         return summary
 
     def _record(self, state: State, path: str) -> None:
@@ -250,7 +256,9 @@ class Syncer:
             state.notes.pop(gone.path, None)
         summary.sent += len(batch.upserts)
         summary.deleted += len(batch.deletes)
-        save_state(self.state_dir, state)  # resume point: this batch is confirmed
+        # resume point: this batch is confirmed
+        record_changes(self.state_dir, state, (n.path for n in batch.upserts),
+                       (d.path for d in batch.deletes))
 
     def _rebatch(self, run: Run, ups: Sequence, dels: Sequence) -> Batch:
         return Batch(batch_id(run, ups, dels), tuple(ups), tuple(dels))

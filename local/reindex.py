@@ -23,11 +23,11 @@ from local.semantic.vectors import SqliteVectorIndex, purge_other_sizes
 from local.semantic.wiring import NOTHING_SET_UP, local_embedder
 from local.sqlite_db import SqliteDatabase
 from shared.api.errors import ConfigError
+from worker.indexing.indexer import DROP_SQL, index_pending
 from worker.recall.corpora import VECTOR_CORPORA
-from worker.semantic.indexer import DROP_SQL, index_pending
+from worker.recall.vector_corpora import VectorCorpus
+from worker.retrieval_status.report import ModelVectors, VectorHealth, vector_health
 from worker.semantic.semantics import Semantics
-from worker.semantic.status import ModelVectors, VectorHealth, vector_health
-from worker.semantic.units import VectorCorpus
 from worker.store.status import VECTOR_STATS_SQL
 
 Say = Callable[[str], None]

@@ -9,14 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from starlette.types import Message, Receive, Scope, Send
+
 from local.semantic.wiring import SerialScheduler, semantics_or_problem
 from local.sqlite_db import SqliteDatabase
 from shared.api.errors import ConfigError
 from worker.app import create_app
 from worker.config import OwnerAuth, Runtime, Settings
+from worker.indexing.scheduling import schedule_indexing
 from worker.recall.corpora import VECTOR_CORPORA
 from worker.security.hosts import LOOPBACK_HOSTS, is_loopback_name, loopback_only
-from worker.semantic.scheduling import schedule_indexing
 
 log = logging.getLogger("mallory.semantic")
 
@@ -87,15 +89,15 @@ class WithRuntime:
     def __init__(self, app: Any, runtime: Runtime) -> None:
         self.app, self.runtime = app, runtime
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             scope = {**scope, "env": self.runtime}
         elif scope["type"] == "lifespan":
             receive = self._on_startup(receive)
         await self.app(scope, receive, send)
 
-    def _on_startup(self, receive: Any) -> Any:
-        async def wrapped() -> Any:
+    def _on_startup(self, receive: Receive) -> Receive:
+        async def wrapped() -> Message:
             message = await receive()
             if message.get("type") == "lifespan.startup":
                 schedule_indexing(self.runtime, [c.name for c in VECTOR_CORPORA])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -155,8 +155,9 @@ def note(path: str, body: str, *, title: str | None = None, mtime: int = NOW_MS 
                       tags=tags or [], aliases=aliases or [], **fields)
 
 
-def batch(batch_id: str, upserts: list[NoteUpsert] = (), deletes: list[dict] = (),
-          vault: str = "Life", vault_id: str = LIFE_ID, seq: int = 1) -> dict:
+def batch(batch_id: str, upserts: Sequence[NoteUpsert] = (),
+          deletes: Sequence[dict[str, Any]] = (),
+          vault: str = "Life", vault_id: str = LIFE_ID, seq: int = 1) -> dict[str, Any]:
     return {"batch_id": batch_id, "vault_id": vault_id, "vault": vault, "seq": seq,
             "upserts": [u.model_dump() for u in upserts], "deletes": list(deletes)}
 
@@ -164,7 +165,7 @@ def batch(batch_id: str, upserts: list[NoteUpsert] = (), deletes: list[dict] = (
 async def heartbeat(client: httpx.AsyncClient, vault_id: str = LIFE_ID, vault: str = "Life",
                     rejected: int | None = None) -> dict:
     """What a hub run does first: register the vault and take a sync sequence."""
-    body = {"vault_id": vault_id, "vault": vault}
+    body: dict[str, Any] = {"vault_id": vault_id, "vault": vault}
     if rejected is not None:
         body["rejected"] = rejected
     response = await client.post("/vault/heartbeat", json=body, headers=auth())
@@ -173,8 +174,8 @@ async def heartbeat(client: httpx.AsyncClient, vault_id: str = LIFE_ID, vault: s
 
 
 async def sync(client: httpx.AsyncClient, *notes: NoteUpsert, batch_id: str = "b1",
-               deletes: list[dict] = (), vault: str = "Life", vault_id: str = LIFE_ID,
-               seq: int | None = None) -> httpx.Response:
+               deletes: Sequence[dict[str, Any]] = (), vault: str = "Life",
+               vault_id: str = LIFE_ID, seq: int | None = None) -> httpx.Response:
     """One batch as a hub run sends it: with the sequence of a fresh heartbeat unless
     `seq` names one already handed out."""
     if seq is None:
@@ -195,7 +196,8 @@ def miniflare_d1() -> Iterator[object]:
     d1.stop()
 
 
-async def store_notes(db: Database, *upserts: NoteUpsert, deletes: list[dict] = (),
+async def store_notes(db: Database, *upserts: NoteUpsert,
+                      deletes: Sequence[dict[str, Any]] = (),
                       vault: str = "Life", vault_id: str = LIFE_ID, batch_id: str = "b",
                       now_ms: int = NOW_MS) -> SyncResult:
     """A hub run at the store level: a heartbeat, then one batch with its sequence."""

@@ -86,8 +86,8 @@ def test_the_check_sees_each_form_in_comments_and_docstrings() -> None:
               'X = 1  # seed ' '000 says so\n'
               'def f():\n    """As issue ' '12 asked."""\n'
               'Y = "a value citing issue ' '3 is data, not prose"\n')
-    found = [OUTSIDE.search(text).group(0) for _, text in python_prose(source)
-             if OUTSIDE.search(text)]
+    found = [m.group(0) for _, text in python_prose(source)
+             if (m := OUTSIDE.search(text)) is not None]
     assert found == ["DESIGN" ".md", "seed " "000", "issue " "12"]
     assert OUTSIDE.search("see /wo" "rk/shared/docs/style.md")
     assert citations_of_lines([(1, "# measured: seed"), (2, "# 0" "00 ranks")])

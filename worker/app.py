@@ -16,6 +16,7 @@ from shared.api.errors import MalloryError
 from worker.assets import Assets
 from worker.db import DatabaseError
 from worker.http import error_json, error_response
+from worker.openapi import route as openapi
 from worker.routes import (
     archive,
     chat,
@@ -25,7 +26,6 @@ from worker.routes import (
     manage,
     mcp,
     memories,
-    openapi,
     pause,
     search,
     status,

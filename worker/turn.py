@@ -20,9 +20,10 @@ from shared.rank.policy import AUTOMATIC
 from shared.text.remember import proposed_fact
 from shared.time.zones import pick_zone
 from worker.config import Runtime
+from worker.indexing.scheduling import schedule_indexing
 from worker.providers import Prompt, provider_for
 from worker.recall.automatic import PAUSED, Recall, automatic_recall
-from worker.semantic.scheduling import schedule_indexing
+from worker.recall.retrieval_mode import Ran
 from worker.store import chats, citations, pause, quotes
 from worker.store.citations import Citation
 from worker.views import message_out, source, time_info
@@ -34,16 +35,17 @@ HISTORY_TURNS = AUTOMATIC.exclude_recent_turns
 def injected_notes(injected: Sequence[Injected]) -> list[Citation]:
     """Every note the answer was shown, with the excerpt of it (for withdrawal): cited or
     not, since the model may repeat what it read without a marker."""
-    return [Citation(vid=i.candidate.vid, path=i.candidate.id, excerpt=i.excerpt)
-            for i in injected if i.candidate.kind == "note" and i.candidate.vid is not None]
+    notes = [(i, i.candidate.identity) for i in injected]
+    return [Citation(vid=ident.vid, path=ident.id, excerpt=i.excerpt)
+            for i, ident in notes if ident.kind == "note" and ident.vid is not None]
 
 
 def injected_messages(injected: Sequence[Injected]) -> tuple[list[str], list[str]]:
     """Every past message the answer was shown (a hit carries its partner's text too), and
     the owner messages shown with their reply attached."""
-    messages = [i.candidate for i in injected if i.candidate.kind == "message"]
-    return ([m for c in messages for m in c.covers],
-            [c.id for c in messages if c.role == "user" and c.reply])
+    messages = [i.candidate for i in injected if i.candidate.identity.kind == "message"]
+    return ([m for c in messages for m in c.identity.covers],
+            [c.identity.id for c in messages if c.identity.role == "user" and c.message.reply])
 
 
 async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
@@ -62,13 +64,12 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
                                               incognito=incognito)
 
     zone = pick_zone(runtime.settings.owner_timezone, request.client_time_zone())
-    if (await pause.pause_state(db)).paused:
-        recall = Recall(mode=runtime.mode, skipped=PAUSED)
-    else:
-        recall = await automatic_recall(db, request.content, now, message_id=user_message.id,
-                                        conversation_id=conversation_id,
-                                        semantics=runtime.semantics, mode=runtime.mode,
-                                        zone=zone)
+    paused = (await pause.pause_state(db)).paused
+    recall = Recall() if paused else await automatic_recall(
+        db, request.content, now, message_id=user_message.id,
+        conversation_id=conversation_id, semantics=runtime.semantics, mode=runtime.mode,
+        zone=zone)
+    ran = Ran(mode=runtime.mode) if paused else recall.ran
     sources = [source(i) for i in recall.injected]
     prompt = Prompt(recall_block=recall.block, sources=sources, user_text=request.content,
                     history=[{"role": m.role, "content": m.content} for m in reversed(history)])
@@ -93,5 +94,6 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
         user_message=message_out(user_message),
         assistant_message=message_out(assistant),
         recall=RecallInfo(injected=len(recall.injected), error=recall.error,
-                          mode=recall.mode.value, fallback=recall.fallback,
-                          skipped=recall.skipped, time=time_info(recall.time)))
+                          mode=ran.mode.value, fallback=ran.fallback,
+                          skipped=PAUSED if paused else recall.skipped,
+                          time=time_info(recall.time)))

@@ -16,6 +16,7 @@ from shared.block.citations import message_href
 from shared.block.envelope import Injected
 from shared.knowledge.labels import standing_label
 from shared.rank.candidate import Candidate
+from shared.rank.policy import LESS_CERTAIN
 from shared.text.matcher import highlighter, matched_terms
 from shared.text.sanitiser import Term
 from shared.text.snippets import SEARCH_SNIPPET_CHARS, make_snippet
@@ -26,7 +27,7 @@ from worker.inspect.missing import Missing
 from worker.inspect.trace import Entry, Trace
 from worker.recall.explicit import ExplicitResult
 from worker.recall.timeframe import TimeScope
-from worker.semantic.status import RetrievalStatus
+from worker.retrieval_status.report import RetrievalStatus
 from worker.store.chats import Message
 from worker.store.feedback import Recorded
 from worker.store.forget import Forgotten
@@ -205,27 +206,29 @@ def pause_result(state: PauseState, indexed: int) -> wire.PauseResult:
 def _reasons(cand: Candidate, marks: Pattern[str] | None, highlights: int,
              now_ms: int) -> list[str]:
     reasons = []
-    for name, text in cand.fields:
+    for name, text in cand.presentation.fields:
         matched = sorted({w.lower() for w in marks.findall(text)}) if marks and text else []
         if matched:
             reasons.append(f"{name} matches {', '.join(matched)}")
     if highlights:
         reasons.append(f"text matches {highlights} time{'s' if highlights > 1 else ''}")
-    if cand.fuzzy:
+    if cand.presentation.fuzzy:
         reasons.append("matched a spelling correction")
-    if cand.boost >= RECENT_BOOST:
-        reasons.append(f"recent ({max(now_ms - cand.timestamp_ms, 0) // MS_PER_DAY} days old)")
+    if cand.scores.boost >= RECENT_BOOST:
+        days = max(now_ms - cand.identity.timestamp_ms, 0) // MS_PER_DAY
+        reasons.append(f"recent ({days} days old)")
     return reasons
 
 
 def search_hit(cand: Candidate, marks: Pattern[str] | None, now_ms: int) -> SearchHit:
-    snippet, spans = make_snippet(cand.text, marks, SEARCH_SNIPPET_CHARS)
-    return SearchHit(kind=cand.kind, id=cand.id, label=cand.label, snippet=snippet,
-                     highlights=spans, href=cand.href, timestamp=iso(cand.timestamp_ms),
-                     score=round(cand.score, 6), relevance=round(cand.relevance, 6),
-                     reasons=_reasons(cand, marks, len(spans), now_ms), vault=cand.vault,
-                     heading=cand.heading or None,
-                     conversation_id=cand.conversation_id,
+    snippet, spans = make_snippet(cand.presentation.text, marks, SEARCH_SNIPPET_CHARS)
+    ident = cand.identity
+    return SearchHit(kind=ident.kind, id=ident.id, label=ident.label, snippet=snippet,
+                     highlights=spans, href=ident.href, timestamp=iso(ident.timestamp_ms),
+                     score=round(cand.scores.final, 6), relevance=round(cand.scores.relevance, 6),
+                     confidence=_rounded(cand.scores.confidence),
+                     reasons=_reasons(cand, marks, len(spans), now_ms), vault=ident.vault,
+                     heading=ident.heading or None, conversation_id=ident.conversation_id,
                      standing=standing_label(cand) or None)
 
 
@@ -242,16 +245,17 @@ def time_info(scope: TimeScope | None) -> wire.TimeInfo | None:
 
 
 def search_response(result: ExplicitResult, now_ms: int) -> wire.SearchResponse:
-    marks = highlighter(result.searched_terms)
+    marks = highlighter(result.found.lexical.query.terms)
     time = time_info(result.time)
     hits = [search_hit(h, marks, now_ms) for h in result.hits]
     if time is not None and time.applied:
         for hit in hits:
             hit.reasons.append(f"dated {time.expression}")
+    ran = result.found.ran
     return wire.SearchResponse(query=result.query.text,
                                terms=[t.fts for t in result.query.terms],
-                               corrections=dict(result.corrections), mode=result.mode.value,
-                               fallback=result.fallback, time=time, hits=hits)
+                               corrections=dict(result.found.lexical.corrections),
+                               mode=ran.mode.value, fallback=ran.fallback, time=time, hits=hits)
 
 
 def feedback_recorded(recorded: Recorded) -> wire.FeedbackRecorded:
@@ -263,10 +267,15 @@ def feedback_recorded(recorded: Recorded) -> wire.FeedbackRecorded:
 
 
 def source(injected: Injected) -> Source:
-    cand = injected.candidate
-    return Source(n=injected.n, kind=cand.kind, id=cand.id, label=cand.label,
-                  snippet=injected.excerpt, href=cand.href,
-                  standing=injected.standing or None)
+    ident, p = injected.candidate.identity, injected.candidate.scores.confidence
+    return Source(n=injected.n, kind=ident.kind, id=ident.id, label=ident.label,
+                  snippet=injected.excerpt, href=ident.href,
+                  standing=injected.standing or None, confidence=_rounded(p),
+                  less_certain=p is not None and p < LESS_CERTAIN)
+
+
+def _rounded(confidence: float | None) -> float | None:
+    return round(confidence, 3) if confidence is not None else None
 
 
 def _term_words(fts: Iterable[str]) -> list[str]:
@@ -277,21 +286,23 @@ def _term_words(fts: Iterable[str]) -> list[str]:
 def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
                         answer: AnswerTrace | None = None) -> wire.InspectedCandidate:
     cand, verdict = entry.candidate, entry.verdict
+    ident, s, shown = cand.identity, cand.scores, cand.presentation
     marks = highlighter(terms)
-    snippet, _ = make_snippet(cand.text, marks, SEARCH_SNIPPET_CHARS)
-    matched = matched_terms(terms, [cand.text, *(v for _, v in cand.fields)])
+    snippet, _ = make_snippet(shown.text, marks, SEARCH_SNIPPET_CHARS)
+    matched = matched_terms(terms, [shown.text, *(v for _, v in shown.fields)])
     return wire.InspectedCandidate(
-        kind=cand.kind, id=cand.id, label=cand.label, href=cand.href, vault=cand.vault,
-        heading=cand.heading or None, conversation_id=cand.conversation_id,
-        timestamp=iso(cand.timestamp_ms), snippet=snippet, matched_terms=_term_words(matched),
-        rank=entry.rank, score=round(cand.score, 6), relevance=round(cand.relevance, 6),
-        lexical_rank=cand.lexical_rank,
-        cosine=round(cand.cosine, 6) if cand.cosine is not None else None,
-        vector_rank=cand.vector_rank,
-        fused=round(cand.fused, 6) if cand.fused is not None else None,
-        rerank=round(cand.rerank, 6) if cand.rerank is not None else None,
-        recency=round(cand.boost, 6), standing=round(cand.standing, 6),
-        feedback=round(cand.feedback, 6), pending=cand.pending, fuzzy=cand.fuzzy,
+        kind=ident.kind, id=ident.id, label=ident.label, href=ident.href, vault=ident.vault,
+        heading=ident.heading or None, conversation_id=ident.conversation_id,
+        timestamp=iso(ident.timestamp_ms), snippet=snippet, matched_terms=_term_words(matched),
+        rank=entry.rank, score=round(s.final, 6), relevance=round(s.relevance, 6),
+        lexical_rank=s.lexical_rank,
+        cosine=round(s.cosine, 6) if s.cosine is not None else None,
+        vector_rank=s.vector_rank,
+        fused=round(s.fused, 6) if s.fused is not None else None,
+        rerank=round(s.rerank, 6) if s.rerank is not None else None,
+        recency=round(s.boost, 6), standing=round(s.standing, 6),
+        feedback=round(s.feedback, 6), pending=s.pending, fuzzy=shown.fuzzy,
+        confidence=round(entry.confidence, 4) if entry.confidence is not None else None,
         decision=wire.GateDecision(passed=verdict.passed, rule=verdict.rule,
                                    reason=verdict.reason),
         hit=entry.hit,
@@ -302,15 +313,14 @@ def inspected_candidate(entry: Entry, terms: Sequence[Term], now_ms: int,
 
 def inspect_response(trace: Trace, now_ms: int, answer: AnswerTrace | None = None
                      ) -> wire.InspectResponse:
-    bar = trace.bar
+    model = trace.model
     return wire.InspectResponse(
         subject="answer" if answer else "search", policy=trace.policy,  # type: ignore[arg-type]
         query=trace.query.text, terms=[t.fts for t in trace.query.terms],
         corrections=trace.corrections, mode=trace.mode.value, fallback=trace.fallback,
         skipped=trace.skipped, time=time_info(trace.time),
-        gate="cosine" if bar else "lexical",
-        cosine_gate=(wire.CosineGate(model_prefix=bar.model_prefix, accept=bar.accept,
-                                     support=bar.support) if bar else None),
+        gate=wire.ConfidenceGate(model=model.name, threshold=model.threshold,
+                                 related_floor=model.related_floor),
         hits=sum(e.hit for e in trace.entries),
         candidates=[inspected_candidate(e, trace.query.terms, now_ms, answer)
                     for e in trace.entries],

@@ -26,6 +26,9 @@ class SearchHit(BaseModel):
     timestamp: str  # ISO 8601, UTC
     score: float  # relevance × recency: what the list is ordered by
     relevance: float  # in [0, 1]: how much of the query this hit matches
+    # P(relevant) by the gate's calibrated model (shared/rank/confidence.py); null when
+    # the hit was not weighed.
+    confidence: float | None = None
     reasons: list[str] = Field(default_factory=list)
     vault: str | None = None  # notes: the vault's name
     heading: str | None = None  # notes: the heading of the section that matched
@@ -47,6 +50,11 @@ class Source(BaseModel):
     # by [2]", "stable — contradicts [1]" (shared/knowledge/labels.py). Absent in answers stored
     # before standings were recorded.
     standing: str | None = None
+    # The gate's estimate that it answers the question (shared/rank/confidence.py).
+    # Absent in answers stored before estimates were recorded.
+    confidence: float | None = None
+    # Under shared.rank.policy.LESS_CERTAIN: the footer lists it apart, as less certain.
+    less_certain: bool = False
 
 
 # The responses of every route, as worker/views.py renders them and the hub reads them
@@ -356,17 +364,19 @@ class StatusResponse(Wire):
 class GateDecision(Wire):
     passed: bool = Field(description="the rule let it through (a hit, unless the limit "
                          "was reached)")
-    rule: str = Field(description="which rule decided: relevance, relevance_floor, "
-                      "relative_floor, group_taken, cosine, cosine_bar, cosine_support, "
-                      "cosine_support_floor, lexical_only, lexical_only_floor, pending, "
-                      "pending_floor, fuzzy_only, max_hits, together")
+    rule: str = Field(description="which rule decided: confident, unconfident, "
+                      "relevance_floor, depth, listed, unrelated, group_taken, fuzzy_only, "
+                      "max_hits, together")
     reason: str = Field(description="the same in words, with the figures it decided on")
 
 
-class CosineGate(Wire):
-    model_prefix: str = Field(description="the embedder the bar was measured for")
-    accept: float = Field(description="a cosine this high passes on its own")
-    support: float = Field(description="... this high passes with enough BM25 relevance")
+class ConfidenceGate(Wire):
+    model: str = Field(description="the confidence model that weighed the candidates: "
+                       "the embedder's, or the lexical one")
+    threshold: float = Field(description="automatic recall injects a hit whose estimate "
+                             "reaches this")
+    related_floor: float = Field(description="search lists a hit only the vector list "
+                                 "holds when its estimate reaches this")
 
 
 class InspectedCandidate(Wire):
@@ -396,6 +406,8 @@ class InspectedCandidate(Wire):
     feedback: float = Field(description="the owner's feedback's share of standing")
     pending: bool = Field(description="no vector yet: judged on its lexical evidence")
     fuzzy: bool = Field(description="matched only through a spelling correction")
+    confidence: float | None = Field(description="P(relevant) by the confidence model; "
+                                     "null when it was not weighed")
     decision: GateDecision
     hit: bool = Field(description="in the result: the search's hits, or the recall block")
     injected: bool | None = Field(description="answers: the answer was given it (as "
@@ -436,9 +448,7 @@ class InspectResponse(Wire):
     fallback: str | None
     skipped: str | None = Field(description="social or meta: recall skipped the message")
     time: TimeInfo | None
-    gate: Literal["lexical", "cosine"] = Field(description="which bar decided: BM25 "
-                                               "relevance, or the embedder's cosine")
-    cosine_gate: CosineGate | None
+    gate: ConfidenceGate
     hits: int = Field(description="candidates in the result")
     candidates: list[InspectedCandidate] = Field(description="in list order; hits brought "
                                                  "along by a relation last")

@@ -89,23 +89,30 @@ def with_excerpts(candidates: Sequence[Candidate], terms: Sequence[Term]) -> lis
     """The hits with their snippets cut around the query's words as the block quotes
     them: a note's at `excerpt_chars` for this many hits, a message's at EXCERPT_CHARS."""
     notes = excerpt_chars(len(candidates))
-    return [snip([c], terms, notes if c.kind == "note" else EXCERPT_CHARS)[0]
+    return [snip([c], terms, notes if c.identity.kind == "note" else EXCERPT_CHARS)[0]
             for c in candidates]
 
 
 def _label(cand: Candidate) -> str:
     """A title, heading or conversation title, quoted as excerpts are: it cannot close
     its quote, so nothing in it reads as a date, a standing or another hit."""
-    return f"{QUOTE_OPEN}{neutralise(cand.label)}{QUOTE_CLOSE}"
+    return f"{QUOTE_OPEN}{neutralise(cand.identity.label)}{QUOTE_CLOSE}"
+
+
+def _confidence(cand: Candidate) -> str:
+    """The gate's estimate that the hit answers the message, for the model to weigh."""
+    p = cand.scores.confidence
+    return f"; confidence {p:.2f}" if p is not None else ""
 
 
 def _header(n: int, cand: Candidate, numbers: dict[str, int]) -> str:
-    date = _date(cand.timestamp_ms)
-    if cand.kind == "note":
+    date = _date(cand.identity.timestamp_ms)
+    if cand.identity.kind == "note":
         standing = block_standing(cand, numbers)
-        return f"[{n}] note {_label(cand)} ({date}{'; ' if standing else ''}{standing})"
-    who = "the owner" if cand.role == "user" else "Mallory"
-    return f"[{n}] past message by {who} in {_label(cand)} ({date})"
+        return (f"[{n}] note {_label(cand)} ({date}{'; ' if standing else ''}{standing}"
+                f"{_confidence(cand)})")
+    who = "the owner" if cand.identity.role == "user" else "Mallory"
+    return f"[{n}] past message by {who} in {_label(cand)} ({date}{_confidence(cand)})"
 
 
 def _line_cost(lead: str, text: str) -> int:
@@ -126,11 +133,12 @@ def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
         room = BLOCK_CHAR_BUDGET - used - len(header) - 1 - overhead
         if room < MIN_EXCERPT_CHARS:
             break
-        limit = note_chars if cand.kind == "note" else EXCERPT_CHARS
-        excerpt = shorten(neutralise(cand.snippet or cand.text), min(limit, room))
+        limit = note_chars if cand.identity.kind == "note" else EXCERPT_CHARS
+        cut = cand.presentation
+        excerpt = shorten(neutralise(cut.snippet or cut.text), min(limit, room))
         entry = [header, _quoted(EXCERPT_LEAD, excerpt)]
         used += len(header) + 1 + _line_cost(EXCERPT_LEAD, excerpt)
-        for lead, text in ((ASKED_LEAD, cand.asked), (REPLY_LEAD, cand.reply)):
+        for lead, text in ((ASKED_LEAD, cand.message.asked), (REPLY_LEAD, cand.message.reply)):
             room = BLOCK_CHAR_BUDGET - used - _line_cost(lead, "")
             if text and room >= MIN_EXCERPT_CHARS:
                 quoted = shorten(neutralise(text), min(EXCERPT_CHARS, room))
@@ -144,7 +152,7 @@ def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
     # The turns around conversation hits take what room the hits left, best hit first.
     for i, item in enumerate(injected):
         shown = []
-        for turn in item.candidate.around:
+        for turn in item.candidate.message.around:
             lead = AROUND_LEADS[(turn.before, turn.role)]
             room = BLOCK_CHAR_BUDGET - used - _line_cost(lead, "")
             if room < MIN_EXCERPT_CHARS or not turn.text.strip():
@@ -165,7 +173,7 @@ def _numbers(candidates: Sequence[Candidate]) -> dict[str, int]:
     """group → n, as the block numbers the hits (a group's first hit)."""
     numbers: dict[str, int] = {}
     for n, cand in enumerate(candidates, start=1):
-        numbers.setdefault(cand.group, n)
+        numbers.setdefault(cand.identity.group, n)
     return numbers
 
 

@@ -59,29 +59,29 @@ def _touching(group: str, edges: Sequence[Edge]) -> list[str]:
 def _historical(cand: Candidate, members: Sequence[Candidate], edges: Sequence[Edge]
                 ) -> bool:
     """Another member holds the current claim over this one (e.g. supersedes it)."""
-    groups = {m.group for m in members} - {cand.group}
+    groups = {m.identity.group for m in members} - {cand.identity.group}
     for e in edges:
         kind = BY_NAME.get(e.type)
         if kind is None or kind.current is None:
             continue
         current, old = (e.source, e.target) if kind.current == "out" else (e.target, e.source)
-        if old == cand.group and current in groups:
+        if old == cand.identity.group and current in groups:
             return True
     return False
 
 
 def ordered(members: Sequence[Candidate], edges: Sequence[Edge]) -> list[Candidate]:
     return sorted(members, key=lambda c: (_historical(c, members, edges),
-                                          STATUS_ORDER.get(c.status, 1), -c.score))
+                                          STATUS_ORDER.get(c.note.status, 1), -c.scores.final))
 
 
 def _bundles(seed: Candidate, partners: Sequence[Candidate]) -> list[list[Candidate]]:
     """The seed's bundle, then a bundle for each canonical partner beyond the cap."""
     members, extra = [seed], []
-    canonical = int(seed.knowledge_role == "canonical")
+    canonical = int(seed.identity.knowledge_role == "canonical")
     others = len(members) - canonical
     for p in partners:
-        if p.knowledge_role == "canonical":
+        if p.identity.knowledge_role == "canonical":
             if canonical < BUNDLE_MAX_CANONICAL:
                 members.append(p)
                 canonical += 1
@@ -94,36 +94,36 @@ def _bundles(seed: Candidate, partners: Sequence[Candidate]) -> list[list[Candid
 
 
 def _stable_canonical(cand: Candidate) -> bool:
-    return cand.knowledge_role == "canonical" and cand.status == "stable"
+    return cand.identity.knowledge_role == "canonical" and cand.note.status == "stable"
 
 
 def _reviewed_first(placed: Sequence[Candidate], edges: Sequence[Edge]) -> list[Candidate]:
     """The first stable canonical note that holds the current claim of its bundle, with
     every note it competes with among the placed, moves to the front, its competitors
     right after it (in their placed order); the rest keep their order."""
-    here = {c.group for c in placed}
+    here = {c.identity.group for c in placed}
     for cand in placed:
-        rivals = _touching(cand.group, edges)
+        rivals = _touching(cand.identity.group, edges)
         if (not rivals or not _stable_canonical(cand) or not set(rivals) <= here
                 or _historical(cand, placed, edges)):
             continue
-        lead = [cand, *(c for c in placed if c.group in rivals)]
-        led = {c.group for c in lead}
-        return [*lead, *(c for c in placed if c.group not in led)]
+        lead = [cand, *(c for c in placed if c.identity.group in rivals)]
+        led = {c.identity.group for c in lead}
+        return [*lead, *(c for c in placed if c.identity.group not in led)]
     return list(placed)
 
 
 def _linked(placed: Sequence[Candidate], edges: Sequence[Edge]) -> list[Candidate]:
-    here = {c.group for c in placed}
+    here = {c.identity.group for c in placed}
     result = []
     for cand in placed:
         links = tuple(
-            Link(e.type, "out" if e.source == cand.group else "in",
-                 e.target if e.source == cand.group else e.source)
+            Link(e.type, "out" if e.source == cand.identity.group else "in",
+                 e.target if e.source == cand.identity.group else e.source)
             for e in edges
-            if cand.group in (e.source, e.target) and {e.source, e.target} <= here
+            if cand.identity.group in (e.source, e.target) and {e.source, e.target} <= here
             and e.source != e.target)
-        result.append(replace(cand, links=links))
+        result.append(replace(cand, note=replace(cand.note, links=links)))
     return result
 
 
@@ -133,18 +133,18 @@ def together(seeds: Sequence[Candidate], edges: Sequence[Edge],
     placed: list[Candidate] = []
     shown: set[str] = set()
     for seed in seeds:
-        if seed.group in shown:
+        if seed.identity.group in shown:
             continue
-        partners = [pool[g] for g in _touching(seed.group, edges)
+        partners = [pool[g] for g in _touching(seed.identity.group, edges)
                     if g in pool and g not in shown]
-        partners.sort(key=lambda c: (STATUS_ORDER.get(c.status, 1), -c.score))
+        partners.sort(key=lambda c: (STATUS_ORDER.get(c.note.status, 1), -c.scores.final))
         kept = ordered([c for b in _bundles(seed, partners) for c in b], edges)
         room = max_hits - len(placed)
         if len(kept) > room and placed:
             continue  # a lower bundle that does not fit whole stays out
         for cand in kept[:room]:
             placed.append(cand)
-            shown.add(cand.group)
+            shown.add(cand.identity.group)
         if len(placed) >= max_hits:
             break
     return _linked(_reviewed_first(placed, edges), edges)
@@ -154,9 +154,9 @@ def with_partners(cited: Iterable[int], injected: Sequence[Injected]) -> set[int
     """The cited hit numbers and those of the hits they relate to: the footer shows a
     competing claim beside the one the answer cited, as the block showed them."""
     numbers = set(cited)
-    by_group = {i.candidate.group: i.n for i in injected}
+    by_group = {i.candidate.identity.group: i.n for i in injected}
     for i in injected:
         if i.n in numbers:
-            numbers |= {by_group[link.other] for link in i.candidate.links
+            numbers |= {by_group[link.other] for link in i.candidate.note.links
                         if link.other in by_group}
     return numbers

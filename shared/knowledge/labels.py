@@ -25,9 +25,9 @@ QUIET_STATUS = "stable"
 def relation_phrases(cand: Candidate, numbers: Mapping[str, int]) -> list[str]:
     """One phrase per relation to a numbered hit; a relation both notes declare (each
     contradicts the other) is said once, as this note declares it."""
-    declared = {(link.type, link.other) for link in cand.links if link.direction == "out"}
+    declared = {(link.type, link.other) for link in cand.note.links if link.direction == "out"}
     phrases = []
-    for link in cand.links:
+    for link in cand.note.links:
         kind, n = BY_NAME.get(link.type), numbers.get(link.other)
         if kind is None or n is None or (
                 link.direction == "in" and (link.type, link.other) in declared):
@@ -46,7 +46,7 @@ def _joined(head: str, phrases: list[str]) -> str:
 def standing_label(cand: Candidate, numbers: Mapping[str, int] | None = None) -> str:
     """The footer's and search's label: "" when there is nothing to notice."""
     phrases = relation_phrases(cand, numbers or {})
-    status = cand.status or ""
+    status = cand.note.status or ""
     if not phrases and status == QUIET_STATUS:
         status = ""
     return _joined(status, phrases)
@@ -54,5 +54,5 @@ def standing_label(cand: Candidate, numbers: Mapping[str, int] | None = None) ->
 
 def block_standing(cand: Candidate, numbers: Mapping[str, int]) -> str:
     """The Recall block's: role and status as known, and the relations."""
-    head = ", ".join(p for p in (cand.knowledge_role, cand.status) if p)
+    head = ", ".join(p for p in (cand.identity.knowledge_role, cand.note.status) if p)
     return _joined(head, relation_phrases(cand, numbers))

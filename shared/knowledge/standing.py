@@ -94,18 +94,19 @@ def names(query: SearchQuery, cand: Candidate) -> bool:
     if not wanted:
         return False
     return any(_name_stems(name) == wanted
-               for field, value in cand.fields if field in NAME_FIELDS
+               for field, value in cand.presentation.fields if field in NAME_FIELDS
                for name in value.split("\n") if name.strip())
 
 
 def document_key(cand: Candidate) -> str:
     """What feedback is keyed by: a note (its vault and path), a message (its id)."""
-    return f"note:{cand.group}" if cand.kind == "note" else f"message:{cand.id}"
+    ident = cand.identity
+    return f"note:{ident.group}" if ident.kind == "note" else f"message:{ident.id}"
 
 
 def signals(query: SearchQuery, cand: Candidate, feedback: float = 0.0) -> Signals:
-    return Signals(identity=names(query, cand), role=cand.knowledge_role,
-                   status=cand.status, conversation=cand.kind == "message",
+    return Signals(identity=names(query, cand), role=cand.identity.knowledge_role,
+                   status=cand.note.status, conversation=cand.identity.kind == "message",
                    feedback=feedback)
 
 
@@ -116,12 +117,13 @@ def stand(candidates: Sequence[Candidate], query: SearchQuery,
     `feedback` (worker/recall/feedback.py sets it), unless `feedback` (document_key →
     delta) names one."""
     fb = feedback or {}
-    return [_with_standing(c, multiplier(signals(query, c, fb.get(document_key(c), c.feedback)),
-                                         weights))
+    return [_with_standing(c, multiplier(
+        signals(query, c, fb.get(document_key(c), c.scores.feedback)), weights))
             for c in candidates]
 
 
 def _with_standing(cand: Candidate, standing: float) -> Candidate:
     # Most candidates keep the standing they have: copying them anyway was a tenth of
     # recall's Python time (bench.latency).
-    return cand if standing == cand.standing else replace(cand, standing=standing)
+    return cand if standing == cand.scores.standing else replace(
+        cand, scores=replace(cand.scores, standing=standing))

@@ -36,39 +36,60 @@ class Turn:
     before: bool  # it comes before the unit (else after it)
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Identity:
+    """Which unit it is and where it links: set by its corpus (worker/recall/corpora.py),
+    never changed on the way."""
+
     kind: Kind
     id: str  # a note's path in its vault, a message's id
     group: str  # hits are de-duplicated per group: the note (vault and path), or the conversation
-    # The retrieval unit (a note, a conversation unit): the key that lexical and vector
-    # lists are fused on.
-    relevance: float  # in [0, 1]: the share of the query's BM25 ceiling (shared.rank.scoring)
-    boost: float  # recency multiplier, >= 1
-    timestamp_ms: int
+    # The retrieval unit (a note section, a conversation unit): the key that lexical and
+    # vector lists are fused on.
+    unit: str = ""
     label: str
     href: str
-    text: str = ""  # the text snippets are cut from
-    snippet: str = ""  # cut from `text` around the query's words, for the final hits only
-    # Short named fields that can match the query besides the text (title, tags...), for
-    # match reasons and matched terms.
-    fields: tuple[tuple[str, str], ...] = ()
-    terms: frozenset[str] = field(default_factory=frozenset)  # matched query terms (FTS form)
-    fuzzy: bool = False  # matched only through a spelling correction (shared.text.spelling)
+    timestamp_ms: int
+    # Every stored item this unit holds (a conversation unit: its question and its reply),
+    # the primary `id` first.
+    covers: tuple[str, ...] = ()
     vault: str | None = None  # notes: the vault's name
-    heading: str = ""  # a note section's heading ("" for a note's start or a message)
     vid: int | None = None  # notes: the vault's key in D1 (names need not be unique)
+    heading: str = ""  # a note section's heading ("" for a note's start or a message)
     conversation_id: str | None = None
     role: Role | None = None
+    # The knowledge model (shared/knowledge/roles.py): notes carry what their frontmatter
+    # says, past conversations are evidence.
+    knowledge_role: KnowledgeRole | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoteFacts:
+    """What a note states about itself and its relations (empty for a message)."""
+
+    status: Status | None = None
+    related: bool = False  # a typed relation, effective, starts or ends here
+    # Relations to other hits shown with this one (contradictions together).
+    links: tuple[Link, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageFacts:
+    """The conversation around a recalled message (empty for a note)."""
+
     reply: str | None = None  # Mallory's reply to a recalled owner message
     asked: str | None = None  # the owner's question a recalled reply of Mallory's answers
     # The turns around a recalled conversation unit, in conversation order
     # (worker/recall/neighbours.py).
     around: tuple[Turn, ...] = ()
-    # Every stored item this unit holds (a conversation unit: its question and its reply),
-    # the primary `id` first.
-    covers: tuple[str, ...] = ()
-    unit: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scores:
+    """Every stage's measure, from the retrievers through fusion, reranking and standing."""
+
+    relevance: float  # in [0, 1]: the share of the query's BM25 ceiling (shared.rank.scoring)
+    boost: float  # recency multiplier, >= 1
     cosine: float | None = None  # similarity of the query's embedding (semantic recall)
     # No vector of the current model yet (written moments ago, still being embedded):
     # the lexical evidence is all there is, and it is judged as such (worker/recall/modes.py).
@@ -77,22 +98,41 @@ class Candidate:
     vector_rank: int | None = None  # 1-based rank in the vector list, if in it
     fused: float | None = None  # reciprocal-rank fusion of the lists (shared.rank.fusion)
     rerank: float | None = None  # a cross-encoder's score, when one reranked the list
-    # The knowledge model (shared/knowledge/roles.py): notes carry what their frontmatter says,
-    # past conversations are evidence.
-    knowledge_role: KnowledgeRole | None = None
-    status: Status | None = None
+    # P(relevant) by the gate's confidence model (shared/rank/confidence.py), once weighed.
+    confidence: float | None = None
     standing: float = 1.0  # the bounded multiplier of shared/knowledge/standing.py
-    related: bool = False  # notes: a typed relation, effective, starts or ends here
-    # Relations to other hits shown with this one (contradictions together).
-    links: tuple[Link, ...] = ()
     # The owner's feedback on this document: a delta within ±0.02 (shared/rank/feedback.py),
     # which `standing` includes (shared/knowledge/standing.py).
     feedback: float = 0.0
 
     @property
-    def score(self) -> float:
+    def final(self) -> float:
         """What lists are ordered by: the reranker's, else the fused, else the lexical
         relevance, times recency and standing (which holds the owner's feedback)."""
         base = self.rerank if self.rerank is not None else (
             self.fused if self.fused is not None else self.relevance)
         return base * self.boost * self.standing
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Presentation:
+    """What the hit shows and what of the query it matched."""
+
+    text: str = ""  # the text snippets are cut from
+    snippet: str = ""  # cut from `text` around the query's words, for the final hits only
+    # Short named fields that can match the query besides the text (title, tags...), for
+    # match reasons and matched terms.
+    fields: tuple[tuple[str, str], ...] = ()
+    terms: frozenset[str] = field(default_factory=frozenset)  # matched query terms (FTS form)
+    fuzzy: bool = False  # matched only through a spelling correction (shared.text.spelling)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Candidate:
+    """A stage changes the one group it writes: `replace(c, scores=replace(c.scores, ...))`."""
+
+    identity: Identity
+    scores: Scores
+    presentation: Presentation = Presentation()
+    note: NoteFacts = NoteFacts()
+    message: MessageFacts = MessageFacts()

@@ -63,27 +63,27 @@ def only_asks(text: str) -> bool:
 
 def sides(cand: Candidate) -> tuple[str, str]:
     """A conversation unit's owner message and Mallory's reply ("" where absent)."""
-    if cand.role == "assistant":
-        return cand.asked or "", cand.text
-    return cand.text, cand.reply or ""
+    if cand.identity.role == "assistant":
+        return cand.message.asked or "", cand.presentation.text
+    return cand.presentation.text, cand.message.reply or ""
 
 
 def answer_id(cand: Candidate) -> str | None:
     """The id of the unit's reply, if it has one."""
-    if cand.role == "assistant":
-        return cand.id
-    return cand.covers[1] if len(cand.covers) > 1 and sides(cand)[1] else None
+    if cand.identity.role == "assistant":
+        return cand.identity.id
+    return cand.identity.covers[1] if len(cand.identity.covers) > 1 and sides(cand)[1] else None
 
 
 def bare_question(cand: Candidate) -> bool:
     owner, reply = sides(cand)
     # A saved memory is a fact the owner approved, however it is worded.
-    return cand.kind == "message" and not reply and only_asks(owner) \
-        and cand.knowledge_role != SAVED_MEMORY_ROLE
+    return cand.identity.kind == "message" and not reply and only_asks(owner) \
+        and cand.identity.knowledge_role != SAVED_MEMORY_ROLE
 
 
 def echo(cand: Candidate, shown: Shown | None) -> bool:
-    if cand.kind != "message" or shown is None or not shown.texts:
+    if cand.identity.kind != "message" or shown is None or not shown.texts:
         return False
     owner, reply = sides(cand)
     return bool(reply) and (not owner or only_asks(owner)) and \

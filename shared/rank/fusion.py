@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from shared.rank.candidate import Candidate
+from shared.rank.candidate import Candidate, Scores
 
 # The usual constant (the paper's 60; QMD and the seed design use it too): it damps the
 # difference between the very top ranks, so agreement between lists counts for more than
@@ -34,13 +34,15 @@ def reciprocal(rank: int | None) -> float:
 
 
 def ranked_lexical(candidates: Sequence[Candidate]) -> list[Candidate]:
-    ordered = sorted(candidates, key=lambda c: (-c.relevance * c.boost, -c.timestamp_ms, c.unit))
-    return [replace(c, lexical_rank=i) for i, c in enumerate(ordered, 1)]
+    ordered = sorted(candidates, key=lambda c: (-c.scores.relevance * c.scores.boost,
+                                                -c.identity.timestamp_ms, c.identity.unit))
+    return [replace(c, scores=replace(c.scores, lexical_rank=i))
+            for i, c in enumerate(ordered, 1)]
 
 
 def ranked_vector(candidates: Sequence[Candidate]) -> list[Candidate]:
-    ordered = sorted(candidates, key=lambda c: (-(c.cosine or 0.0), c.unit))
-    return [replace(c, vector_rank=i) for i, c in enumerate(ordered, 1)]
+    ordered = sorted(candidates, key=lambda c: (-(c.scores.cosine or 0.0), c.identity.unit))
+    return [replace(c, scores=replace(c.scores, vector_rank=i)) for i, c in enumerate(ordered, 1)]
 
 
 def fuse(lexical: Sequence[Candidate], vector: Sequence[Candidate]) -> list[Candidate]:
@@ -49,18 +51,23 @@ def fuse(lexical: Sequence[Candidate], vector: Sequence[Candidate]) -> list[Cand
     the cosine; a vector-only unit has relevance 0."""
     by_unit: dict[str, Candidate] = {}
     for cand in ranked_lexical(lexical):
-        by_unit.setdefault(cand.unit, cand)
+        by_unit.setdefault(cand.identity.unit, cand)
     for cand in ranked_vector(vector):
-        known = by_unit.get(cand.unit)
+        known = by_unit.get(cand.identity.unit)
         if known is None:
-            by_unit[cand.unit] = cand
-        elif known.vector_rank is None:
-            by_unit[cand.unit] = replace(known, cosine=cand.cosine, vector_rank=cand.vector_rank)
+            by_unit[cand.identity.unit] = cand
+        elif known.scores.vector_rank is None:
+            by_unit[cand.identity.unit] = replace(known, scores=replace(
+                known.scores, cosine=cand.scores.cosine, vector_rank=cand.scores.vector_rank))
     # A unit still being embedded (`pending`) has no vector rank to lack: its lexical
     # rank stands for both.
-    return [replace(c, fused=reciprocal(c.lexical_rank) + reciprocal(
-        c.lexical_rank if c.pending and c.vector_rank is None else c.vector_rank))
+    return [replace(c, scores=replace(c.scores, fused=_fused_ranks(c.scores)))
             for c in by_unit.values()]
+
+
+def _fused_ranks(s: Scores) -> float:
+    return reciprocal(s.lexical_rank) + reciprocal(
+        s.lexical_rank if s.pending and s.vector_rank is None else s.vector_rank)
 
 
 def _scaled(values: dict[str, float]) -> dict[str, float]:
@@ -82,9 +89,14 @@ def blend(lexical: Sequence[Candidate], vector: Sequence[Candidate],
     divided by the list's best (0 .. 1), so a unit one list lacks scores 0 there; a unit
     still being embedded (`pending`) scores its lexical side on both."""
     units = fuse(lexical, vector)
-    best = max((c.relevance for c in lexical), default=0.0)
-    lex = {c.unit: c.relevance / best for c in lexical} if best > 0 else {}
-    vec = _scaled({c.unit: c.cosine for c in vector if c.cosine is not None})
-    return [replace(c, fused=(1 - weight) * lex.get(c.unit, 0.0) + weight * (
-        lex.get(c.unit, 0.0) if c.pending and c.unit not in vec else vec.get(c.unit, 0.0)))
-            for c in units]
+    best = max((c.scores.relevance for c in lexical), default=0.0)
+    lex = {c.identity.unit: c.scores.relevance / best for c in lexical} if best > 0 else {}
+    vec = _scaled({c.identity.unit: c.scores.cosine for c in vector
+                   if c.scores.cosine is not None})
+
+    def blended(c: Candidate) -> float:
+        unit = c.identity.unit
+        side = lex.get(unit, 0.0) if c.scores.pending and unit not in vec else vec.get(unit, 0.0)
+        return (1 - weight) * lex.get(unit, 0.0) + weight * side
+
+    return [replace(c, scores=replace(c.scores, fused=blended(c))) for c in units]

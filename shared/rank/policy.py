@@ -12,56 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from shared.rank.candidate import Candidate
+from shared.rank.confidence import ConfidenceModel, model_for
+from shared.rank.confidence_models import LEXICAL, MODELS
+from shared.rank.evidence import Assessed, assess
 from shared.rank.feedback import FEEDBACK_MAX
-from shared.rank.scoring import ranked_in_groups, specificity
-
-
-@dataclass(frozen=True)
-class CosineBar:
-    """What an embedding model's cosine must reach for the gate (measured per model: the
-    scales of two models' cosines differ, so a bar never transfers between them)."""
-
-    model_prefix: str  # matches the embedder's identity (Embedder.model)
-    accept: float  # a hit this similar passes on its own
-    support: float  # ... this similar passes when its BM25 relevance reaches the floor too
-
-
-# Measured with bench.capture + the gate sweep on the tuning data only (dev 52 queries,
-# mixed-vault tune 121, regression 41; 50 without an answer): the highest cosine any top
-# hit of a query without an answer reached was 0.366; 0.38-0.45 all kept that rate at 0
-# while the hit rate moved 0.939 → 0.927, so 0.42 sits mid-plateau, 0.05 above it.
-# At accept 0.42 / support 0.30: FPR 0.00 (lexical gate 0.08), hit rate 0.921 (0.817).
-COSINE_BARS: tuple[CosineBar, ...] = (
-    CosineBar("local/all-MiniLM-L6-v2", accept=0.42, support=0.30),
-)
-
-
-# A query of at most NAMES_MAX_TERMS words, each found in only a handful of units (its
-# specificity, shared.rank.scoring, at least NAMES_MIN_SPECIFICITY in every corpus: in 8 of
-# 1,650 sections, 2 of 20), names something ("700x28c", "Osmo 3032", "the NAS"): MiniLM
-# gives such strings cosines of 0.13-0.36 against the notes that hold them, so the cosine
-# bar would turn them away. For these the lexical gate decides. Tuning data: hit rate
-# 0.921 → 0.939 at the same false-positive rate (0.00); any bar from 0.70 to 0.75 agrees.
-NAMES_MAX_TERMS = 3
-NAMES_MIN_SPECIFICITY = 0.75
-
-
-def names_only(terms: Sequence[str], idf: Mapping[str, Mapping[str, float]],
-               docs: Mapping[str, int]) -> bool:
-    """The query's terms (FTS form) are few and all rare (see NAMES_MAX_TERMS)."""
-    if not terms or len(terms) > NAMES_MAX_TERMS:
-        return False
-    return all(specificity(by_term[t], docs[corpus]) >= NAMES_MIN_SPECIFICITY
-               for corpus, by_term in idf.items() if docs.get(corpus)
-               for t in terms if t in by_term)
-
-
-def cosine_bar(model: str | None) -> CosineBar | None:
-    """The bar measured for this embedder, or None: the gate then ignores cosines (an
-    uncalibrated model, e.g. Workers AI's bge-small, which could not be measured offline)."""
-    if not model:
-        return None
-    return next((b for b in COSINE_BARS if model.startswith(b.model_prefix)), None)
+from shared.rank.scoring import ranked_in_groups
+from shared.text.sanitiser import Term
 
 
 @dataclass(frozen=True)
@@ -102,17 +58,35 @@ class RecallPolicy:
     candidates: int  # fetched per corpus before fusion and the gate
     max_hits: int
     per_group: Mapping[str, int]  # hits per note, per conversation (by kind)
-    min_relevance: float  # a hit's relevance (shared.rank.scoring) must reach this
-    relative_floor: float  # ... and its score this fraction of the best hit's
+    # Weighed by the lexical model alone, a hit's BM25 relevance must reach this: rows
+    # under it are not made candidates (lexical_pass_floor).
+    min_relevance: float
     trust_fuzzy: bool  # may a hit that matched only through a spelling guess pass?
+    # Automatic recall: a hit passes when its estimate reaches the model's threshold.
+    # Explicit search lists every hit but those only the vector list holds whose estimate
+    # is under the model's related floor.
+    by_confidence: bool
+    depth: int  # candidates holding a slot that get an estimate, best first
     exclude_recent_turns: int = 0  # turns of the current conversation already in context
-    # With a cosine bar: a hit the vector list did not hold needs this relevance instead.
-    lexical_only_relevance: float = 0.0
     standing: StandingWeights = STANDING
     # Competing claims together (memory bundles, docs/design.md): follow a recalled note's conflict
     # relations one hop and show both notes, within max_hits.
     together: bool = False
 
+
+# The lexical pre-gate of automatic recall (see RecallPolicy.min_relevance): of the 575
+# tuning rows the lexical model passes, the least relevant has 0.151 (the 1st percentile
+# 0.211), so rows under 0.15 are never made candidates (bench.confidence_fit's rows).
+MIN_RELEVANCE = 0.15
+# Automatic recall weighs the first GATE_DEPTH candidates that hold a slot: of those 575
+# rows, 548 rank first and none ranks past 6th.
+GATE_DEPTH = 10
+
+# An injected hit estimated under this is shown apart in the Sources footer, as less
+# certain: out of fold, hits estimated 0.5-0.7 were relevant 0.49-0.74 of the time on the
+# vault sets and 0.35-0.58 on LoCoMo, those over 0.8 0.83-0.97 on the vault sets
+# (bench.confidence_fit's reliability tables).
+LESS_CERTAIN = 0.7
 
 AUTOMATIC = RecallPolicy(
     name="automatic",
@@ -121,18 +95,12 @@ AUTOMATIC = RecallPolicy(
     # at the same hit rate.
     max_hits=3,
     per_group={"note": 1, "message": 1},
-    # The highest floor that kept the dev set's negative and chit-chat queries at a 0
-    # false-positive rate while losing the fewest answerable queries (bench.relevance).
-    min_relevance=0.30,
-    # Tuning data (see COSINE_BARS): 0.75 → 0.85 raised the injected share that is
-    # relevant from 0.87 to 0.94 (dev) and 0.77 to 0.81 (mixed-vault tune) with a cosine
-    # bar, and cost 0.006 of hit rate (0.817 → 0.811 with the lexical gate).
-    relative_floor=0.85,
+    min_relevance=MIN_RELEVANCE,
     trust_fuzzy=False,
+    by_confidence=True,
+    depth=GATE_DEPTH,
     # The model already sees these turns of the conversation (worker/turn.py sends them).
     exclude_recent_turns=10,
-    # Tuning data: 0.5 kept the false-positive rate at 0 (0.3: 0.02) at the same hit rate.
-    lexical_only_relevance=0.5,
     together=True,
 )
 
@@ -152,8 +120,9 @@ EXPLICIT = RecallPolicy(
     # query by −0.002.
     per_group={"note": 1},
     min_relevance=0.0,
-    relative_floor=0.0,
     trust_fuzzy=True,
+    by_confidence=False,
+    depth=50,
 )
 EXPLICIT_MAX_LIMIT = 50
 
@@ -169,20 +138,15 @@ BUNDLE_MAX_EVIDENCE = 2
 # when read: the gate runs for every candidate of every recall.
 REASONS: Mapping[str, str] = {
     "fuzzy_only": "it matched only through a spelling guess, which {0} recall never trusts",
-    "relevance": "relevance {0:.3f} reaches the floor {1:.2f} (lexical gate)",
-    "relevance_floor": "relevance {0:.3f} is below the floor {1:.2f} (lexical gate)",
-    "pending": "it has no vector yet, so it is judged lexically: relevance {0:.3f} reaches "
-               "{1:.2f}",
-    "pending_floor": "it has no vector yet, so it is judged lexically: relevance {0:.3f} is "
-                     "below {1:.2f}",
-    "lexical_only": "the vector list did not hold it: relevance {0:.3f} reaches {1:.2f}",
-    "lexical_only_floor": "the vector list did not hold it: relevance {0:.3f} is below {1:.2f}",
-    "cosine": "cosine {0:.3f} reaches the bar {1:.2f}",
-    "cosine_support": "cosine {0:.3f} reaches {1:.2f} and relevance {2:.3f} reaches {3:.2f}",
-    "cosine_support_floor": "cosine {0:.3f} is under the bar {4:.2f}; over {1:.2f}, it needs "
-                            "relevance {3:.2f}, and has {2:.3f}",
-    "cosine_bar": "cosine {0:.3f} is under {1:.2f} (and the bar {2:.2f})",
-    "relative_floor": "score {0:.3f} is under {1:.0%} of the best hit's {2:.3f}",
+    "confident": "its estimated relevance {0:.2f} reaches the threshold {1:.2f} ({2} model)",
+    "unconfident": "its estimated relevance {0:.2f} is under the threshold {1:.2f} ({2} "
+                   "model)",
+    "relevance_floor": "relevance {0:.3f} is under {1:.2f}, which the lexical model never "
+                       "passes",
+    "depth": "only the first {0} candidates are weighed",
+    "listed": "it is among the search's hits",
+    "unrelated": "only the vector list holds it, and its estimated relevance {0:.2f} is "
+                 "under the floor {1:.2f}: related at most",
     "group_taken": "its {0}'s slot is taken by a better hit ({1!r}, score {2:.3f}): one per "
                    "{0}",
     "max_hits": "it would pass ({0.reason}), but {1} recall takes at most {2} hits",
@@ -210,95 +174,112 @@ class Verdict:
         return REASONS[self.rule].format(*self.args)
 
 
-def verdict(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> Verdict:
-    """The gate for one hit (its rank condition aside). Without a bar, its BM25 relevance
-    decides; with one, its cosine: similar enough on its own, or somewhat similar and
-    lexically relevant; a hit the vectors did not find needs a higher relevance."""
-    if cand.fuzzy and not policy.trust_fuzzy:
+@dataclass(frozen=True, slots=True)
+class Gauge:
+    """What the gate weighs one recall's candidates with: the confidence model of the
+    embedder whose vectors were fused in (the lexical one otherwise) and the query's
+    statistics (worker/recall/modes.Retrieved)."""
+
+    model: ConfidenceModel
+    terms: tuple[Term, ...]
+    idf: Mapping[str, Mapping[str, float]]
+    docs: Mapping[str, int]
+    exact: bool = False
+
+    @staticmethod
+    def model_of(embedder: str | None) -> ConfidenceModel:
+        """The model for this embedder's vectors (None: no vectors were fused in)."""
+        return model_for(MODELS, LEXICAL, embedder)
+
+
+def verdict(cand: Candidate, policy: RecallPolicy, confidence: float | None,
+            model: ConfidenceModel) -> Verdict:
+    """The gate for one hit (its rank condition aside), given its estimate (None: it was
+    beyond the depth weighed)."""
+    s = cand.scores
+    if cand.presentation.fuzzy and not policy.trust_fuzzy:
         return Verdict(False, "fuzzy_only", (policy.name,))
-    if bar is None:
-        ok = cand.relevance >= policy.min_relevance
-        return Verdict(ok, "relevance" if ok else "relevance_floor",
-                       (cand.relevance, policy.min_relevance))
-    if cand.cosine is None:
-        # A unit still being embedded is judged as the lexical gate would judge it.
-        floor = (policy.min_relevance if cand.pending else
-                 max(policy.lexical_only_relevance, policy.min_relevance))
-        rule = "pending" if cand.pending else "lexical_only"
-        ok = cand.relevance >= floor
-        return Verdict(ok, rule if ok else rule + "_floor", (cand.relevance, floor))
-    if cand.cosine >= bar.accept:
-        return Verdict(True, "cosine", (cand.cosine, bar.accept))
-    if cand.cosine >= bar.support:
-        ok = cand.relevance >= policy.min_relevance
-        return Verdict(ok, "cosine_support" if ok else "cosine_support_floor",
-                       (cand.cosine, bar.support, cand.relevance, policy.min_relevance,
-                        bar.accept))
-    return Verdict(False, "cosine_bar", (cand.cosine, bar.support, bar.accept))
-
-
-def passes(cand: Candidate, policy: RecallPolicy, bar: CosineBar | None) -> bool:
-    """`verdict`'s decision alone."""
-    return verdict(cand, policy, bar).passed
+    if not policy.by_confidence:
+        if (confidence is not None and s.lexical_rank is None
+                and s.vector_rank is not None and confidence < model.related_floor):
+            return Verdict(False, "unrelated", (confidence, model.related_floor))
+        return Verdict(True, "listed")
+    if not model.model_prefixes and s.relevance < policy.min_relevance:
+        return Verdict(False, "relevance_floor", (s.relevance, policy.min_relevance))
+    if confidence is None:
+        return Verdict(False, "depth", (policy.depth,))
+    ok = confidence >= model.threshold
+    return Verdict(ok, "confident" if ok else "unconfident",
+                   (confidence, model.threshold, model.name))
 
 
 def lexical_pass_floor(policy: RecallPolicy) -> float:
-    """The least score a candidate that passes the lexical gate (`passes` without a bar)
-    can have: its relevance reaches min_relevance, recency never lowers a score and
-    standing lowers it at most to its floor. A row whose best possible score is below
-    this can change nothing `select` returns: it cannot pass, and a group it tops holds
-    no row that could (the lexical retriever builds no candidate for it)."""
+    """The least score a candidate that the lexical model may pass can have: its relevance
+    reaches min_relevance, recency never lowers a score and standing lowers it at most to
+    its floor. A row whose best possible score is below this can change nothing `select`
+    returns: it cannot pass, and a group it tops holds no row that could (the lexical
+    retriever builds no candidate for it)."""
     return policy.min_relevance * policy.standing.floor
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
     """One candidate as the policy saw it: its place in the merged list (`rank`, 1-based;
-    None when its group's slot was taken) and the verdict."""
+    None when its group's slot was taken), its estimate (None: not weighed) and the
+    verdict."""
 
     candidate: Candidate
     verdict: Verdict
     rank: int | None
     chosen: bool  # among the hits `select` returns
+    confidence: float | None = None
 
 
-def judge(candidates: Sequence[Candidate], policy: RecallPolicy,
-          limit: int | None = None, bar: CosineBar | None = None) -> list[Decision]:
-    """The policy applied to scored candidates from every retriever, every candidate with
-    its decision, in list order: at most `per_group` per group, the relative floor, the
-    gate (`verdict`), at most `limit` (default `policy.max_hits`) chosen. A candidate
-    after the limit is judged by its own rules and, if it would pass, left out for the
-    limit. `bar`: the cosine bar of the embedder whose vectors were fused in, if measured."""
+def assessed(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge
+             ) -> tuple[list[tuple[Candidate, Candidate | None]], dict[int, Assessed]]:
+    """The merged list (shared.rank.scoring.ranked_in_groups) and, by position in it, the
+    first `policy.depth` candidates holding a slot with their features."""
     ranked = ranked_in_groups(candidates, policy.per_group)
-    if not ranked:
-        return []
-    best = next(c for c, taken in ranked if taken is None).score
+    holders = [i for i, (_, taken) in enumerate(ranked) if taken is None]
+    weighed = assess([ranked[i][0] for i in holders], gauge.terms, gauge.idf, gauge.docs,
+                     gauge.exact, policy.depth)
+    return ranked, {holders[a.rank - 1]: a for a in weighed}
+
+
+def judge(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge,
+          limit: int | None = None) -> list[Decision]:
+    """The policy applied to scored candidates from every retriever, every candidate with
+    its decision, in list order: at most `per_group` per group, the gate (`verdict`) on
+    the model's estimate, at most `limit` (default `policy.max_hits`) chosen. A candidate
+    after the limit is judged by its own rules and, if it would pass, left out for the
+    limit."""
+    ranked, weighed = assessed(candidates, policy, gauge)
     most = limit or policy.max_hits
-    floor = policy.relative_floor * best
     out: list[Decision] = []
     chosen = rank = 0
-    for cand, taken in ranked:
+    for i, (cand, taken) in enumerate(ranked):
         if taken is not None:
             out.append(Decision(cand, Verdict(False, "group_taken", (
-                GROUP_WORDS[cand.kind], taken.label, taken.score)), None, False))
+                GROUP_WORDS[cand.identity.kind], taken.identity.label, taken.scores.final)),
+                None, False))
             continue
         rank += 1
-        if cand.score < floor:
-            found = Verdict(False, "relative_floor",
-                            (cand.score, policy.relative_floor, best))
-        else:
-            found = verdict(cand, policy, bar)
+        a = weighed.get(i)
+        # A unit still being embedded has only lexical evidence: the lexical model weighs it.
+        model = LEXICAL if cand.scores.pending else gauge.model
+        p = model.estimate(a.features) if a else None
+        found = verdict(a.candidate if a else cand, policy, p, model)
         if found.passed and chosen >= most:
             found = Verdict(False, "max_hits", (found, policy.name, most))
         chosen += found.passed
-        out.append(Decision(cand, found, rank, found.passed))
+        out.append(Decision(a.candidate if a else cand, found, rank, found.passed, p))
     return out
 
 
-def select(candidates: Sequence[Candidate], policy: RecallPolicy,
-           limit: int | None = None, bar: CosineBar | None = None) -> list[Candidate]:
+def select(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge,
+           limit: int | None = None) -> list[Candidate]:
     """The candidates `judge` chooses, in list order."""
-    return [d.candidate for d in judge(candidates, policy, limit, bar) if d.chosen]
+    return [d.candidate for d in judge(candidates, policy, gauge, limit) if d.chosen]
 
 
 # A chat message over the query limit recalls from its sentences that score at least this

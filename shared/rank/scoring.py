@@ -109,12 +109,13 @@ def ranked_in_groups(candidates: Iterable[Candidate],
     messages, then id), each with the better candidate of its note or conversation that
     took the group's last slot when `per_group` leaves it none (None: it keeps a slot)."""
     ordered = sorted(candidates,
-                     key=lambda c: (-round(c.score, 12), -c.timestamp_ms, c.kind != "note", c.id))
+                     key=lambda c: (-round(c.scores.final, 12), -c.identity.timestamp_ms,
+                                    c.identity.kind != "note", c.identity.id))
     result: list[tuple[Candidate, Candidate | None]] = []
     groups: dict[tuple[str, str], list[Candidate]] = {}
     for cand in ordered:
-        key = (cand.kind, cand.group)
-        cap = per_group.get(cand.kind) if isinstance(per_group, Mapping) else per_group
+        key = (cand.identity.kind, cand.identity.group)
+        cap = per_group.get(cand.identity.kind) if isinstance(per_group, Mapping) else per_group
         held = groups.setdefault(key, [])
         if cap is not None and len(held) >= cap:
             result.append((cand, held[-1]))

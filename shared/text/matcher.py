@@ -152,5 +152,6 @@ def _matched(terms: tuple[Term, ...], texts: tuple[str, ...]) -> frozenset[str]:
 
 def with_terms(candidates: Sequence[Candidate], terms: Sequence[Term]) -> list[Candidate]:
     """Candidates annotated with the query terms each one matches (text and fields)."""
-    return [replace(c, terms=matched_terms(terms, [c.text, *(v for _, v in c.fields)]))
+    return [replace(c, presentation=replace(c.presentation, terms=matched_terms(
+        terms, [c.presentation.text, *(v for _, v in c.presentation.fields)])))
             for c in candidates]

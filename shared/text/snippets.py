@@ -74,4 +74,6 @@ def snip(candidates: Sequence[Candidate], terms: Sequence[Term], chars: int
          ) -> list[Candidate]:
     """The final candidates with their snippets cut around the query's words."""
     marks = highlighter(terms)
-    return [replace(c, snippet=make_snippet(c.text, marks, chars)[0]) for c in candidates]
+    return [replace(c, presentation=replace(
+        c.presentation, snippet=make_snippet(c.presentation.text, marks, chars)[0]))
+            for c in candidates]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bench.evalset import Query
 from bench.feedback_replay import judgment
 from tests.builders import candidate
@@ -14,6 +12,6 @@ QUERY = Query("q1", "where did I park?", "conversation", {"msg:a": 3, "note:Car.
 def test_a_source_is_relevant_when_any_document_it_holds_is_graded() -> None:
     unit = candidate("q", kind="message")
     assert judgment(unit, QUERY) == "irrelevant"
-    assert judgment(replace(unit, covers=("q", "a")), QUERY) == "relevant"
+    assert judgment(candidate("q", kind="message", covers=("q", "a")), QUERY) == "relevant"
     assert judgment(candidate("Car.md"), QUERY) == "relevant"
     assert judgment(candidate("Boat.md"), QUERY) == "irrelevant"

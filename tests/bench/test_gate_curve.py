@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench import gate_curve, relevance
+from shared.rank.confidence_models import LEXICAL
 from shared.rank.policy import AUTOMATIC
 from tests.conftest import ROOT
 
@@ -27,26 +28,27 @@ def rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
 def test_the_current_setting_reproduces_the_relevance_run(rows: list[dict]) -> None:
     system = relevance.run(SET, "all", "lexical")["system"]
     current = [r for r in rows if r["current"]]
-    assert {r["knob"] for r in current} == {"min_relevance", "relative_floor"}
     assert {r["knob"]: r["value"] for r in current} == {
-        "min_relevance": AUTOMATIC.min_relevance, "relative_floor": AUTOMATIC.relative_floor}
+        "min_relevance": AUTOMATIC.min_relevance, "threshold": LEXICAL.threshold}
     for r in current:
         assert r["auto_fpr"] == system["auto_fpr"]
         assert r["auto_hit_rate"] == system["auto_hit_rate"]
         assert r["auto_precision"] == system["auto_precision"]
 
 
-def test_a_higher_relevance_floor_never_injects_more(rows: list[dict]) -> None:
-    floor = sorted((r for r in rows if r["knob"] == "min_relevance"), key=lambda r: r["value"])
-    assert len(floor) >= 5
-    for low, high in pairwise(floor):
+@pytest.mark.parametrize("knob", ["threshold", "min_relevance"])
+def test_a_stricter_gate_never_injects_more(rows: list[dict], knob: str) -> None:
+    curve = sorted((r for r in rows if r["knob"] == knob), key=lambda r: r["value"])
+    assert len(curve) >= 5
+    for low, high in pairwise(curve):
         assert high["auto_hit_rate"] <= low["auto_hit_rate"]
         assert high["auto_fpr"] <= low["auto_fpr"]
-    assert floor[0]["auto_fpr"] > floor[-1]["auto_fpr"]  # the knob does move the curve
 
 
-def test_lexical_mode_has_no_cosine_knob(rows: list[dict]) -> None:
-    assert not {"accept", "support"} & {r["knob"] for r in rows}
+def test_the_threshold_moves_the_curve(rows: list[dict]) -> None:
+    curve = sorted((r for r in rows if r["knob"] == "threshold"), key=lambda r: r["value"])
+    assert curve[0]["auto_fpr"] > curve[-1]["auto_fpr"]
+    assert curve[0]["auto_hit_rate"] > curve[-1]["auto_hit_rate"]
 
 
 def test_bad_input_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

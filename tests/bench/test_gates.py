@@ -36,7 +36,7 @@ def empty(fp: float) -> dict[str, float]:
 
 # Held-out baseline: nDCG@10 0.75, MRR 0.75, Recall@20 0.90, FPR 0.5; one exact title at
 # rank 1. The tune query is never gated.
-BASELINE = {"mode": "lexical", "split": "all", "system": {}, "per_query": [
+BASELINE: dict[str, Any] = {"mode": "lexical", "split": "all", "system": {}, "per_query": [
     entry("e1", "exact_title", {"note:A.md": 3, "note:B.md": 1}, ["note:A.md", "note:B.md"],
           answerable(1.0, 1.0, 1.0)),
     entry("e2", "question", {"note:Q.md": 3}, ["note:X.md", "note:Q.md"],
@@ -62,7 +62,7 @@ def candidate(**changes: Any) -> dict[str, Any]:
     return run
 
 
-def verdicts(baseline: dict, cand: dict) -> dict[str, bool]:
+def verdicts(baseline: dict[str, Any], cand: dict[str, Any]) -> dict[str, bool]:
     _, found = gates.evaluate(baseline, cand)
     return {key: next(v.passed for v in found if v.rule.startswith(rule))
             for key, rule in RULES.items()}

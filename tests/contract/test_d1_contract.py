@@ -15,6 +15,7 @@ from shared.text.matcher import highlighter
 from shared.text.sanitiser import Mode, build_query
 from shared.text.snippets import make_snippet
 from tests.conftest import NOW_MS, note, store_notes
+from tests.rows import one
 from worker.db import ConstraintError, Database, DatabaseError, LimitExceeded, QueryError
 from worker.recall import lexical
 from worker.recall.filters import Filters
@@ -88,14 +89,13 @@ async def test_conversation_units_follow_the_messages(port: Database) -> None:
     parts = await units_matching(port, "routine")
     assert len(parts) > 1 and all(p[1:3] == ("q", "a") for p in parts)
     assert ("q:0", "q", None, 0) not in await units_matching(port, "biscuit")
-    stored = (await port.prepare("SELECT answer FROM conversation_units WHERE id = 'a:0'")
-              .first())
+    stored = await one(port.prepare("SELECT answer FROM conversation_units WHERE id = 'a:0'"))
     assert "[1]" not in stored["answer"]  # old citation markers never reach the index
-    docs = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
+    docs = await one(port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'"))
     assert docs["docs"] == len(parts)
     await port.prepare("DELETE FROM conversations WHERE id = 'c1'").run()
     assert await units_matching(port, "routine") == []
-    docs = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
+    docs = await one(port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'"))
     assert docs["docs"] == 0
     assert await integrity_ok(port, "conversation_units_fts")
 
@@ -104,7 +104,7 @@ async def test_insert_or_replace_corrupts_external_content_fts(port: Database) -
     """Why the project never writes INSERT OR REPLACE: REPLACE deletes the old row without
     firing the delete trigger, so the FTS index keeps entries for a row that is gone."""
     await apply(port, "1", note("a.md", "the aardvark digs"))
-    section = await port.prepare("SELECT rid, note_rid FROM note_sections").first()
+    section = await one(port.prepare("SELECT rid, note_rid FROM note_sections"))
     await port.prepare(
         "INSERT OR REPLACE INTO note_sections (rid, note_rid, ord, unit_id, title, name, body)"
         " VALUES (?, ?, 0, 'u', 't', 'a', 'new text')").bind(section["rid"],
@@ -137,9 +137,10 @@ async def test_match_bm25_weights_and_snippet_agree(port: Database) -> None:
                                "work at the same time in SQLite", NOW_MS, message_id="m1")
     query = build_query("sqlite wal mode", Mode.EXPLICIT)
     found = await lexical.retrieve(port, query, Filters(limit=10), NOW_MS)
-    hits = sorted(found.candidates, key=lambda c: -c.score)
+    hits = sorted(found.candidates, key=lambda c: -c.scores.final)
     marks = highlighter(query.terms)
-    summary = [(h.kind, h.id, round(h.relevance, 4), make_snippet(h.text, marks)) for h in hits]
+    summary = [(h.identity.kind, h.identity.id, round(h.scores.relevance, 4),
+                make_snippet(h.presentation.text, marks)) for h in hits]
     ids = [s[1] for s in summary]
     assert ids[0] == "sqlite/wal.md" and "misc/modes.md" in ids and "misc/other.md" not in ids
     assert summary[0][2] > summary[1][2] > 0
@@ -222,7 +223,7 @@ async def test_forgetting_fires_the_fts_triggers_through_the_cascade(port: Datab
     stats = await port.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
     assert stats == {"docs": 1}
     assert await integrity_ok(port, "conversation_units_fts")
-    row = await port.prepare("SELECT sources FROM messages WHERE id = 'm3'").first()
+    row = await one(port.prepare("SELECT sources FROM messages WHERE id = 'm3'"))
     assert json.loads(row["sources"]) == [kept.model_dump()]
     await forget.delete_message(port, "m3", NOW_MS + 4)
     assert (await port.prepare(match).bind("okapi").all()).results == []
@@ -266,7 +267,7 @@ async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> N
                       href="obsidian://open?vault=Life&file=Garden%2FTomatoes"),
                Source(n=2, kind="message", id=told.id, label="c", snippet="trial",
                       href=f"/?msg={told.id}")]
-    vid = (await port.prepare("SELECT vid FROM vault_notes LIMIT 1").first())["vid"]
+    vid = (await one(port.prepare("SELECT vid FROM vault_notes LIMIT 1")))["vid"]
     answer_id = "answer-1"
     await chats.append_message(port, "c2", "assistant", "Weekly [1][2].", NOW_MS + 2,
                                sources=sources, message_id=answer_id,
@@ -281,9 +282,9 @@ async def test_feedback_rows_go_with_their_note_and_message(port: Database) -> N
     assert [r["question"] for r in await feedback.export_rows(port)] == [
         "how do I prune tomatoes?"] * 2
     windowed = await search(port, "tomato plants on 2026-05-20", NOW_MS)
-    assert [h.id for h in windowed.hits] == ["Daily/2026-05-20.md"]
+    assert [h.identity.id for h in windowed.hits] == ["Daily/2026-05-20.md"]
     listed = await search(port, "what did I write on 2026-05-20?", NOW_MS)  # the timeline
-    assert [h.id for h in listed.hits] == ["Daily/2026-05-20.md"]
+    assert [h.identity.id for h in listed.hits] == ["Daily/2026-05-20.md"]
     await apply(port, "2", deletes=[{"path": "Garden/Tomatoes.md", "deleted_at": NOW_MS + 6}])
     await forget.delete_message(port, told.id, NOW_MS + 7)
     left = await port.prepare("SELECT count(*) AS n FROM recall_feedback").first()
@@ -308,10 +309,12 @@ async def test_a_gated_search_reads_only_the_rows_that_may_pass(port: Database) 
     one = await lexical.retrieve(port, query, whole, NOW_MS)
     two = await lexical.retrieve(port, query, gated, NOW_MS)
     assert len(one.candidates) == 11
-    assert [c.id for c in two.candidates] == [
-        c.id for c in one.candidates if c.relevance * c.boost * 1.1 >= 0.27] == [
+    assert [c.identity.id for c in two.candidates] == [
+        c.identity.id for c in one.candidates
+        if c.scores.relevance * c.scores.boost * 1.1 >= 0.27] == [
         "Garden/Compost.md", "m1"]
-    assert two.candidates == [c for c in one.candidates if c.id in ("Garden/Compost.md", "m1")]
+    assert two.candidates == [c for c in one.candidates
+                              if c.identity.id in ("Garden/Compost.md", "m1")]
 
 
 async def test_a_query_of_many_words_recalls_on_d1(port: Database) -> None:
@@ -322,6 +325,6 @@ async def test_a_query_of_many_words_recalls_on_d1(port: Database) -> None:
     query = build_query(text, Mode.AUTOMATIC)
     assert len({s for t in query.terms for s in t.stems}) > 5
     found = await lexical.retrieve(port, query, Filters(limit=5), NOW_MS)
-    assert [c.id for c in found.candidates] == ["Baking/Sourdough.md"]
+    assert [c.identity.id for c in found.candidates] == ["Baking/Sourdough.md"]
     with pytest.raises(QueryError, match="compound SELECT"):
         await port.prepare(" UNION ALL ".join(["SELECT 1"] * 6)).all()

@@ -157,9 +157,9 @@ async def test_migrated_data_syncs_and_searches_per_vault(blank: Database, tmp_p
                                vault="Life", vault_id=NEW_ID)
     assert (result.upserted, result.deleted, result.withdrawn) == (1, 1, 1)
     hits = (await search(blank, "monstera fern kiln", NOW_MS, vault="Life")).hits
-    assert [(h.vault, h.id) for h in hits] == [("Life", "Home/Plants.md")]
+    assert [(h.identity.vault, h.identity.id) for h in hits] == [("Life", "Home/Plants.md")]
     everywhere = (await search(blank, "kiln", NOW_MS)).hits
-    assert [(h.vault, h.id) for h in everywhere] == [("Work", "Projects/Kiln.md")]
+    assert [(h.identity.vault, h.identity.id) for h in everywhere] == [("Work", "Projects/Kiln.md")]
     await blank.prepare("INSERT INTO note_sections_fts (note_sections_fts) VALUES "
                         "('integrity-check')").run()
     [life] = [v for v in await vaults.list_vaults(blank) if v.uuid == NEW_ID]

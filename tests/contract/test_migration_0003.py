@@ -13,6 +13,7 @@ import pytest
 from local.migrate import migrate
 from tests.conftest import NOW_MS
 from tests.contract.history import migrations_before
+from tests.rows import one
 from worker.db import Database
 from worker.recall.explicit import search
 
@@ -61,8 +62,8 @@ async def test_0003_turns_stored_messages_into_conversation_units(blank: Databas
     }
     assert (units["a1:0"]["question"], units["a1:0"]["answer"]) == (MESSAGES[0][4],
                                                                     MESSAGES[1][4])
-    docs = (await blank.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'")
-            .first())["docs"]
+    docs = (await one(blank.prepare(
+        "SELECT docs FROM corpus_stats WHERE corpus = 'messages'")))["docs"]
     assert docs == 4
     found = (await blank.prepare(
         "SELECT u.id FROM conversation_units_fts AS f JOIN conversation_units AS u "
@@ -79,7 +80,7 @@ async def test_units_made_by_0003_are_found_by_todays_search(blank: Database,
     await at_0002(blank, tmp_path)
     await migrate(blank)
     result = await search(blank, "coarse salt cast iron", NOW_MS)
-    assert result.hits and result.hits[0].kind == "message"
-    assert result.hits[0].id == "a1"  # the reply holds the matched words (the /?msg= link)
+    assert result.hits and result.hits[0].identity.kind == "message"
+    assert result.hits[0].identity.id == "a1"  # the reply holds the matched words (the /?msg= link)
     assert not [h for h in (await search(blank, "lantern", NOW_MS)).hits
-                if h.kind == "message"]
+                if h.identity.kind == "message"]

@@ -16,6 +16,7 @@ from shared.text.sanitiser import Mode, build_query
 from tests.builders import candidate
 from tests.conftest import NOW_MS, note, store_notes
 from tests.contract.history import migrations_before
+from tests.rows import one
 from worker.db import Database
 from worker.recall.together import neighbourhood
 from worker.store.notes import sections_json, split_path
@@ -47,7 +48,7 @@ async def test_0006_normalises_statuses_and_keeps_every_note(blank: Database,
         await blank.prepare(UPSERT_0005).bind(
             path, name, name, folder, upsert.body, "decision", status, NOW_MS,
             upsert.content_hash, sections_json(upsert)).run()
-    sections = (await blank.prepare("SELECT count(*) AS n FROM note_sections").first())["n"]
+    sections = (await one(blank.prepare("SELECT count(*) AS n FROM note_sections")))["n"]
     assert await migrate(blank, migrations_before(tmp_path, "0007")) == [
         "0006_note_relations.sql"]
     rows = (await blank.prepare("SELECT path, status, role, relations FROM vault_notes "
@@ -55,9 +56,9 @@ async def test_0006_normalises_statuses_and_keeps_every_note(blank: Database,
     assert [(r["path"], r["status"], r["role"], r["relations"]) for r in rows] == [
         ("a.md", "stable", None, "[]"), ("b.md", None, None, "[]"), ("c.md", None, None, "[]"),
         ("d.md", "deprecated", None, "[]")]
-    assert (await blank.prepare("SELECT count(*) AS n FROM note_sections").first())["n"] \
+    assert (await one(blank.prepare("SELECT count(*) AS n FROM note_sections")))["n"] \
         == sections
-    assert (await blank.prepare("SELECT count(*) AS n FROM note_relations").first())["n"] == 0
+    assert (await one(blank.prepare("SELECT count(*) AS n FROM note_relations")))["n"] == 0
 
 
 OLD_BODY = ("## Why\n" + "There was no history of versions, only one mirror. " * 6
@@ -83,15 +84,16 @@ async def test_relations_and_the_conflict_query_behave_the_same(port: Database) 
     assert [(r["target_path"], r["type"], r["linked"]) for r in rows] == [
         ("Backups/New.md", "qualifies", 1), ("Backups/Old.md", "contradicts", 0),
         ("Backups/Old.md", "supersedes", 1)]
-    old = await port.prepare("SELECT vid FROM vault_notes WHERE path = 'Backups/Old.md'"
-                             ).first()
+    old = await one(port.prepare(
+        "SELECT vid FROM vault_notes WHERE path = 'Backups/Old.md'"))
     query = build_query("rsync usb disk", Mode.AUTOMATIC)
     seed = candidate("Backups/Old.md", group=f"{old['vid']}:Backups/Old.md",
                      vid=old["vid"], related=True)  # retrieval flags notes with relations
     found = await neighbourhood(port, [seed], query, NOW_MS)
     assert [(e.source.split(":", 1)[1], e.target.split(":", 1)[1], e.type)
             for e in found.edges] == [("Backups/New.md", "Backups/Old.md", "supersedes")]
-    assert sorted(c.id for c in found.notes.values()) == ["Backups/New.md", "Backups/Old.md"]
-    old_note = next(c for c in found.notes.values() if c.id == "Backups/Old.md")
-    assert old_note.heading == "How"  # its section that matches the query
-    assert (old_note.status, old_note.knowledge_role) == ("deprecated", "canonical")
+    assert sorted(c.identity.id for c in found.notes.values()) == ["Backups/New.md",
+                                                                   "Backups/Old.md"]
+    old_note = next(c for c in found.notes.values() if c.identity.id == "Backups/Old.md")
+    assert old_note.identity.heading == "How"  # its section that matches the query
+    assert (old_note.note.status, old_note.identity.knowledge_role) == ("deprecated", "canonical")

@@ -11,6 +11,7 @@ import pytest
 from local.migrate import migrate
 from tests.conftest import LIFE_ID, NOW_MS, note, store_notes
 from tests.contract.history import migrations_before
+from tests.rows import one
 from worker.db import Database
 
 pytestmark = pytest.mark.miniflare
@@ -41,7 +42,7 @@ async def test_existing_notes_are_dated_by_note_date(blank: Database, tmp_path: 
                                                      ) -> None:
     await before_0007(blank, tmp_path)
     # The vault as 0006 holds it (today's heartbeat reads columns of later migrations).
-    vid = (await blank.prepare(OLD_VAULT).bind(LIFE_ID, NOW_MS).first())["vid"]
+    vid = (await one(blank.prepare(OLD_VAULT).bind(LIFE_ID, NOW_MS)))["vid"]
     old = note("Home/Boiler.md", "the boiler pressure was low")
     await blank.prepare(OLD_UPSERT).bind(vid, old.path, NOW_MS - 5, old.content_hash).run()
     assert await migrate(blank, migrations_before(tmp_path, "0008")) == [

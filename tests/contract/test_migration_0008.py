@@ -12,7 +12,7 @@ import pytest
 from local.migrate import migrate
 from tests.contract.history import migrations_before
 from worker.db import Database
-from worker.semantic.indexer import DROP_SQL, RECORD_SQL
+from worker.indexing.indexer import DROP_SQL, RECORD_SQL
 
 pytestmark = pytest.mark.miniflare
 

@@ -60,7 +60,7 @@ async def test_0011_redacts_withdrawn_answers_and_follows_their_quotes(
                       "excerpt) SELECT rid, 1, 'Bank.md', 'h', 'sort code 40-51-62' "
                       "FROM messages WHERE id = 'a1'"),
     ])
-    assert await migrate(blank) == ["0011_withdrawn_answers_redacted.sql"]
+    assert (await migrate(blank))[0] == "0011_withdrawn_answers_redacted.sql"
     rows = (await blank.prepare("SELECT id, content, sources, withdrawn_at IS NOT NULL AS w "
                                 "FROM messages WHERE role = 'assistant' ORDER BY seq").all()
             ).results

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from worker.semantic.ports import (
+    MetadataValue,
     VectorFilter,
     VectorIndex,
     VectorIndexError,
@@ -137,8 +138,9 @@ async def check_last_write_wins_within_one_upsert(h: Harness) -> None:
 
 
 async def check_metadata_round_trips(h: Harness) -> None:
-    meta = {"kind": "note", "vault": "Personal", "path": "a/b.md", "n": 3, "w": 0.5,
-            "draft": True, "title": "Rückerstattung ✓"}
+    meta: dict[str, MetadataValue] = {"kind": "note", "vault": "Personal", "path": "a/b.md",
+                                      "n": 3, "w": 0.5, "draft": True,
+                                      "title": "Rückerstattung ✓"}
     await store(h, VectorRecord(id=vector_id("meta"), values=axis(5), metadata=meta))
     [match] = await h.index.query(axis(5), 3)
     assert dict(match.metadata) == meta

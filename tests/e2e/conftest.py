@@ -5,12 +5,13 @@ as tests/test_web.py; screenshots go to test-output/."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Dialog, Page, ViewportSize, sync_playwright
 
 from local.thread_server import RunningServer, running_server
 from shared.api.sync_payload import NoteUpsert
@@ -22,6 +23,8 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-ru
                "--disable-background-networking", "--disable-component-update",
                "--disable-sync"]
 TIMEZONE = "Europe/Rome"
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 LOCALE = "en-GB"
 
 
@@ -40,7 +43,8 @@ VAULT_IDS = {"Home Vault": "22222222-2222-4222-8222-222222222222",
 
 
 def sync_notes(server: RunningServer, *upserts: NoteUpsert, vault: str = "Home Vault",
-               batch_id: str = "e2e", deletes: list[dict] = ()) -> dict:
+               batch_id: str = "e2e",
+               deletes: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """One hub run: a heartbeat for the run's sequence, then the batch."""
     headers = {"authorization": f"Bearer {server.token}"}
     vault_id = VAULT_IDS.get(vault, "44444444-4444-4444-8444-444444444444")
@@ -77,11 +81,21 @@ def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1200, "height": 800},
                                   timezone_id=TIMEZONE, locale=LOCALE)
     pg = context.new_page()
-    dialogs: list[str] = []
-    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    pg.dialogs = dialogs  # type: ignore[attr-defined]
+    record_dialogs(pg)
     yield pg
     context.close()
+
+
+def record_dialogs(pg: Page) -> None:
+    """Dismisses every dialog, keeping its message in `pg.dialogs` (a test asserts none)."""
+    dialogs: list[str] = []
+
+    def dismiss(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    pg.on("dialog", dismiss)
+    pg.dialogs = dialogs  # type: ignore[attr-defined]  # Playwright's Page has no slot for it
 
 
 def shot(page: Page, name: str) -> None:

@@ -87,7 +87,8 @@ def test_on_a_terminal_a_long_sync_draws_bars_for_reading_and_sending(
     assert "reading" in terminal and "sending" in terminal, terminal
     assert f"{NOTES}/{NOTES}" in terminal, terminal
     [line] = stdout.splitlines()
-    assert SUMMARY.match(line).groups() == (str(NOTES), "0", "0", "0", "0"), line
+    summary = SUMMARY.match(line)
+    assert summary is not None and summary.groups() == (str(NOTES), "0", "0", "0", "0"), line
     assert worker_notes(server, vault) == vault_notes(vault)
 
 
@@ -102,7 +103,8 @@ def test_on_a_pipe_there_are_only_plain_lines(server: RunningServer, vault: Path
     assert "reading" not in done.stderr and "sending" not in done.stderr
     assert done.stderr.splitlines()[0].startswith("rejected Broken.md: "), done.stderr
     [line] = done.stdout.splitlines()
-    assert SUMMARY.match(line).groups() == (str(NOTES), "0", "0", "1", "0"), line
+    summary = SUMMARY.match(line)
+    assert summary is not None and summary.groups() == (str(NOTES), "0", "0", "1", "0"), line
 
 
 def test_json_is_one_object_with_the_counts(server: RunningServer, vault: Path,

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from hub.client import WorkerClient
 from hub.identity import id_path, read_vault_id
-from hub.reading import read_page
+from hub.notes import Rejection
+from hub.reading import Page, Unstable, read_page
 from hub.runs import sync_once
 from hub.sync import Syncer
 from local.thread_server import running_server
@@ -80,7 +81,7 @@ def test_a_second_hub_mid_run_is_refused_and_the_worker_ends_as_the_vault(
         write(vault, target, "# Note 3\nthe first edit of the kiln\n")
         seen: dict[str, object] = {}
 
-        def read_while_b_runs(root: Path, path: str, now_ms: int) -> object:
+        def read_while_b_runs(root: Path, path: str, now_ms: int) -> Page | Rejection | Unstable:
             if path == target and "b" not in seen:
                 seen["b"] = sync_once(vault, server.url, server.token, None, tmp_path / "b")
                 write(vault, target, "# Note 3\nthe second edit of the kiln, made later\n")

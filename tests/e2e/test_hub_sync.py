@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -202,12 +203,19 @@ def test_watch_syncs_again_soon_after_an_edit_made_during_a_run(tmp_path: Path,
     """The poll compares with the stats from before the run, so an edit made while a run
     was sending is seen at the next poll, not an interval (here an hour) later."""
     hooks: list[Hook] = []
-    with running_server(tmp_path / "w.sqlite", token="t",
-                        wrap=lambda app: hooks.append(Hook(app)) or hooks[0]) as server:
-        edited = vault / "Recipes.md"
+    edited = vault / "Recipes.md"
+
+    def wrap(app: Any) -> Hook:
+        hooks.append(Hook(app))
+        return hooks[0]
+
+    def edit_during_the_run() -> None:
+        edited.write_text("plum dumplings with poppy seeds, edited while the first run was "
+                          "sending")
+
+    with running_server(tmp_path / "w.sqlite", token="t", wrap=wrap) as server:
         hooks[0].on_request = lambda path, n: APPLIED if path == "/vault/sync" else None
-        hooks[0].act = lambda: edited.write_text("plum dumplings with poppy seeds, edited "
-                                                 "while the first run was sending")
+        hooks[0].act = edit_during_the_run
         watcher = threading.Thread(target=run_watch, kwargs=dict(
             vault=vault, url=server.url, token="t", vault_name=None, state_dir=tmp_path / "s",
             interval_s=3600, poll_s=0.1, max_runs=2, quiet=True), daemon=True)

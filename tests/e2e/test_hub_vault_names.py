@@ -33,7 +33,8 @@ def test_a_taken_vault_name_stops_the_hub_and_stores_nothing(tmp_path: Path) -> 
             assert done.returncode != 0
             said = done.stdout + done.stderr
             assert "refused this vault's name" in said and "'Life'" in said, said
-            assert read_vault_id(life) in said and "--vault-name" in said, said
+            life_id = read_vault_id(life)
+            assert life_id is not None and life_id in said and "--vault-name" in said, said
             if extra:  # --json for cron and monitoring carries the same words
                 assert "refused this vault's name" in json.loads(done.stdout)["error"]
         assert vaults(server) == vaults_before

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+from mcp.types import CallToolResult, TextContent
 
 from local.server import settings_for_bind
 from local.thread_server import RunningServer, running_server
@@ -45,6 +46,13 @@ async def session(url: str, headers: dict[str, str]) -> AsyncIterator[ClientSess
 def owner(url: str) -> dict[str, str]:
     # The SDK sends no Origin; a browser page would, and the owner's own origin is allowed.
     return {"authorization": f"Bearer {OWNER_TOKEN}", "origin": url}
+
+
+def text_of(called: CallToolResult) -> str:
+    """The text of a tool's first content item (every tool answers in text)."""
+    content = called.content[0]
+    assert isinstance(content, TextContent), content
+    return content.text
 
 
 def result(called: Any) -> Any:
@@ -97,9 +105,9 @@ async def test_every_tool_through_the_sdk(server: RunningServer) -> None:
         assert message_id not in [h["id"] for h in again["hits"]]
 
         missing = await s.call_tool("get_note", {"path": "Nowhere.md"})
-        assert missing.is_error and "no note" in missing.content[0].text
+        assert missing.is_error and "no note" in text_of(missing)
         bad = await s.call_tool("search_memory", {"limit": 3})
-        assert bad.is_error and "query" in bad.content[0].text
+        assert bad.is_error and "query" in text_of(bad)
 
 
 async def test_inspect_through_the_sdk(server: RunningServer) -> None:
@@ -114,7 +122,7 @@ async def test_inspect_through_the_sdk(server: RunningServer) -> None:
                                                       "policy": "explicit"}))
         assert search["policy"] == "explicit" and search["hits"] == 1
         bad = await s.call_tool("inspect", {"query": "x", "policy": "loud"})
-        assert bad.is_error and "policy" in bad.content[0].text
+        assert bad.is_error and "policy" in text_of(bad)
 
 
 def leaves(exc: BaseException) -> list[BaseException]:

@@ -12,7 +12,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from local.thread_server import RunningServer, run_coroutine, running_server
+from shared.api.wire import Source
 from tests.conftest import NOW_MS, ROOT, note
+from tests.e2e.conftest import record_dialogs
 from worker.store import chats
 
 pytestmark = pytest.mark.browser
@@ -57,9 +59,7 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     pg = context.new_page()
-    dialogs: list[str] = []
-    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    pg.dialogs = dialogs  # type: ignore[attr-defined]
+    record_dialogs(pg)
     yield pg
     context.close()
 
@@ -95,9 +95,39 @@ def test_chat_about_a_note_shows_the_sources_footer(page: Page, server: RunningS
         "obsidian://open?vault=Home%20Vault&file=Garden%2FTomatoes"
     cite = answer.locator("a.cite").first
     expect(cite).to_have_text("[1]")
-    assert cite.get_attribute("href").endswith("-1")
+    cite_href = cite.get_attribute("href")
+    assert cite_href is not None and cite_href.endswith("-1")
     expect(page.locator("#input")).to_have_value("")
     shot(page, "chat-with-sources.png")
+
+
+def test_less_certain_sources_are_listed_apart(page: Page, server: RunningServer) -> None:
+    """A stored answer with a confident and a less certain source: the footer lists the
+    second under its own heading, after the first (README, "Recall that knows when it
+    knows")."""
+    href = "obsidian://open?vault=Home%20Vault&file=Garden%2FTomatoes"
+
+    async def seed() -> None:
+        await chats.create_conversation(server.db, "Tomatoes", NOW_MS, "conf")
+        await chats.append_message(server.db, "conf", "user", "tomato blight?", NOW_MS)
+        await chats.append_message(
+            server.db, "conf", "assistant", "Remove the leaves [1]; maybe water less [2].",
+            NOW_MS + 1, sources=[
+                Source(n=1, kind="note", id="Garden/Tomatoes.md", label="Tomato care",
+                       snippet="remove affected leaves", href=href, confidence=0.93),
+                Source(n=2, kind="note", id="Inbox/Evil.md", label="Watering",
+                       snippet="water at the base", href=href, confidence=0.55,
+                       less_certain=True)])
+
+    run_coroutine(seed())
+    page.goto(server.url)
+    page.get_by_text("Tomatoes").first.click()
+    footer = page.locator("article[data-role='assistant'] [data-sources]").last
+    expect(footer.locator("h4")).to_have_text(["Sources", "Less certain"])
+    lists = footer.locator("ol")
+    expect(lists.nth(0).locator("a")).to_have_text(["Tomato care"])
+    expect(lists.nth(1).locator("a")).to_have_text(["Watering"])
+    shot(page, "sources-less-certain.png")
 
 
 def test_shift_enter_adds_a_line_and_does_not_send(page: Page, server: RunningServer) -> None:
@@ -132,7 +162,7 @@ def test_message_source_link_jumps_to_the_message(page: Page, server: RunningSer
     link = page.locator("[data-sources] a[data-source-kind='message']").first
     expect(link).to_be_visible()
     href = link.get_attribute("href")
-    assert href.startswith("/?msg=")
+    assert href is not None and href.startswith("/?msg=")
     link.click()
     target = href.split("=", 1)[1]
     expect(page.locator(f"[data-message-id='{target}']")).to_have_attribute("aria-current",

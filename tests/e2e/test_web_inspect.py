@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from local.thread_server import RunningServer, running_server
+from shared.rank.confidence_models import LEXICAL
 from tests.conftest import ROOT, note
-from tests.e2e.conftest import TIMEZONE, sync_notes
+from tests.e2e.conftest import DESKTOP, PHONE, TIMEZONE, sync_notes
 from tests.e2e.test_web import browser, shot  # noqa: F401  (module fixture)
 
 pytestmark = pytest.mark.browser
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
 QUESTION = "how do I treat tomato blight on the leaves?"
 
 
@@ -51,7 +51,7 @@ def server(tmp_path) -> Iterator[RunningServer]:  # type: ignore[no-untyped-def]
         yield s
 
 
-def _page(browser: Browser, viewport: dict[str, int], **kwargs: object  # noqa: F811
+def _page(browser: Browser, viewport: ViewportSize, **kwargs: Any  # noqa: F811
           ) -> Page:
     context = browser.new_context(viewport=viewport, timezone_id=TIMEZONE, **kwargs)
     return context.new_page()
@@ -74,8 +74,11 @@ def _why_these(page: Page) -> None:
     expect(tomato.locator(".inspect-badge.injected")).to_have_text("given to the answer")
     expect(tomato.locator(".inspect-badge.cited")).to_have_text("cited [1]")
     expect(tomato.locator(".inspect-figures")).to_contain_text("relevance 0.")
-    expect(tomato.locator(".inspect-decision")).to_contain_text("✓ relevance: relevance 0.")
-    expect(tomato.locator(".inspect-decision")).to_contain_text("reaches the floor 0.30")
+    expect(tomato.locator(".inspect-figures")).to_contain_text("confidence 0.")
+    expect(tomato.locator(".inspect-decision")).to_contain_text(
+        "✓ confident: its estimated relevance 0.")
+    expect(tomato.locator(".inspect-decision")).to_contain_text(
+        f"reaches the threshold {LEXICAL.threshold:.2f} (lexical model)")
     # The basil note matched "tomato" and "leaves" too, and the gate says why it stayed out.
     basil = dialog.locator(".inspect-candidate[data-inspect-id='Garden/Basil.md']")
     expect(basil).to_have_attribute("data-hit", "false")

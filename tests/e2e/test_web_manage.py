@@ -7,7 +7,7 @@ import json
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from local.thread_server import RunningServer, run_coroutine
 from tests.conftest import NOW_MS, note
@@ -27,7 +27,13 @@ def chat_in_page(page: Page, text: str) -> None:
     expect(page.locator("article[data-role='assistant']")).to_have_count(count + 1)
 
 
-def delete_button(page: Page, message_id: str):
+def message_id_of(article: Locator) -> str:
+    message_id = article.get_attribute("data-message-id")
+    assert message_id is not None, "a message's article names its id"
+    return message_id
+
+
+def delete_button(page: Page, message_id: str) -> Locator:
     article = page.locator(f"article[data-message-id='{message_id}']")
     article.hover()
     return article.locator("button[data-delete-message]")
@@ -37,7 +43,7 @@ def test_forgetting_a_message_asks_first_then_it_is_gone(page: Page,
                                                          server: RunningServer) -> None:
     page.goto(server.url)
     chat_in_page(page, "my locker code at the pool is 4417, a turquoise padlock")
-    fact = page.locator("article[data-role='user']").last.get_attribute("data-message-id")
+    fact = message_id_of(page.locator("article[data-role='user']").last)
     delete_button(page, fact).click()
     dialog = page.locator(DELETE_DIALOG)
     expect(dialog).to_be_visible()
@@ -92,7 +98,7 @@ def test_forgetting_a_cited_message_removes_the_citation_on_screen(
         page: Page, server: RunningServer) -> None:
     page.goto(server.url)
     chat_in_page(page, "I stored the spare keys in the blue ceramic jar")
-    fact = page.locator("article[data-role='user']").last.get_attribute("data-message-id")
+    fact = message_id_of(page.locator("article[data-role='user']").last)
     page.click("#new-chat")
     chat_in_page(page, "where are the spare keys, the ceramic jar?")
     answer = page.locator("article[data-role='assistant']").last
@@ -283,13 +289,16 @@ def test_every_message_carries_the_client_context(page: Page, server: RunningSer
     page.fill("#input", "hello there, what do you know about glaciers?")
     with page.expect_request("**/api/chat") as request:
         page.keyboard.press("Enter")
-    sent = request.value.post_data_json["context"]
+    posted = request.value.post_data_json
+    assert posted is not None
+    sent = posted["context"]
     version = page.evaluate("import('/app.js').then((m) => m.APP_VERSION)")
     assert sent == {"client": "mallory-web", "version": version, "timezone": TIMEZONE,
                     "locale": LOCALE}
     expect(page.locator("article[data-role='assistant']")).to_have_count(1)
     row = run_coroutine(server.db.prepare(
         "SELECT context FROM messages WHERE role = 'user'").first())
+    assert row is not None
     assert json.loads(row["context"]) == sent
 
 

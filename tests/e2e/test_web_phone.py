@@ -14,11 +14,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from local.thread_server import RunningServer
 from tests.conftest import ROOT
+from tests.e2e.conftest import DESKTOP, PHONE
 from tests.e2e.test_web import browser, server, shot  # noqa: F401  (module fixtures)
 
 pytestmark = pytest.mark.browser
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
 
 
 def screens(page: Page, name: str) -> None:
@@ -82,8 +81,9 @@ def test_a_desktop_keeps_its_sidebar(browser: Browser, server: RunningServer) ->
         page.goto(server.url)
         expect(page.locator("#sidebar")).to_be_visible()
         expect(page.locator("#open-menu")).to_be_hidden()
-        assert page.locator("#input").get_attribute("placeholder", timeout=5000) \
-            .startswith("Message Mallory…  (Enter sends")
+        placeholder = page.locator("#input").get_attribute("placeholder", timeout=5000)
+        assert placeholder is not None \
+            and placeholder.startswith("Message Mallory…  (Enter sends")
         screens(page, "desktop-chat.png")
     finally:
         context.close()

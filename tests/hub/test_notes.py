@@ -25,6 +25,13 @@ def parse(text: str | bytes, path: str = "Folder/Note.md") -> NoteUpsert | Rejec
     return parse_note(path, raw, MTIME)
 
 
+def parsed(text: str | bytes, path: str = "Folder/Note.md") -> NoteUpsert:
+    """A page the test expects to be accepted."""
+    result = parse(text, path)
+    assert isinstance(result, NoteUpsert), result
+    return result
+
+
 def test_frontmatter_fields_and_body_tags() -> None:
     result = parse("---\ntitle: Trip plan\ntags: [travel, 'japan/kyoto']\naliases:\n  - Kyoto"
                    "\n  - 京都\ntype: project\nstatus: Stable\n---\nPack light. #packing and "
@@ -39,20 +46,20 @@ def test_frontmatter_fields_and_body_tags() -> None:
 
 
 def test_other_properties_become_searchable_text() -> None:
-    result = parse("---\nauthor: Donella Meadows\nrating: 5\nproject: [[Kitchen]]\n"
+    result = parsed("---\nauthor: Donella Meadows\nrating: 5\nproject: [[Kitchen]]\n"
                    "related: [a, b]\ncssclasses: [wide]\npublish: true\nnested: {x: 1}\n---\nbody")
     assert result.properties == "author: Donella Meadows\nrating: 5\nproject: Kitchen\n" \
         "related: a, b"
 
 
 def test_title_falls_back_to_h1_then_file_name() -> None:
-    assert parse("# Real heading\n\ntext").title == "Real heading"
-    assert parse("just text").title == "Note"
-    assert parse("text\n# Not first\n").title == "Note"
+    assert parsed("# Real heading\n\ntext").title == "Real heading"
+    assert parsed("just text").title == "Note"
+    assert parsed("text\n# Not first\n").title == "Note"
 
 
 def test_string_tags_and_single_alias() -> None:
-    result = parse("---\ntags: work, planning #q3 is a YAML comment\naliases: The Big One\n"
+    result = parsed("---\ntags: work, planning #q3 is a YAML comment\naliases: The Big One\n"
                    "---\nbody #inline")
     assert result.tags == ["work", "planning", "inline"]
     assert result.aliases == ["The Big One"]
@@ -67,7 +74,7 @@ def test_string_tags_and_single_alias() -> None:
 ])
 def test_note_date_for_recency(path: str, frontmatter: str, expected: datetime) -> None:
     text = f"---\n{frontmatter}---\nbody" if frontmatter else "body"
-    result = parse(text, path)
+    result = parsed(text, path)
     assert result.note_date == int(expected.timestamp() * 1000)
 
 

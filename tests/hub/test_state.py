@@ -16,6 +16,7 @@ from hub.state import (
     default_state_dir,
     load_state,
     reconciled,
+    record_changes,
     save_state,
 )
 from shared.api.vault_digest import vault_checksum
@@ -70,3 +71,48 @@ def test_default_state_dir_is_per_vault(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     one, two = default_state_dir(tmp_path / "a" / "Notes"), default_state_dir(tmp_path / "Notes")
     assert one != two and one.parent == tmp_path / "mallory-hub"
+
+
+def test_recorded_changes_are_replayed_on_load(tmp_path: Path) -> None:
+    state = State(vault="V", notes={"a.md": Entry("h1", 1, 1, 1), "b.md": Entry("h2", 1, 1, 1)})
+    save_state(tmp_path, state)
+    state.notes["c.md"] = Entry("h3", 5, 6, 7, read_ns=8, relations=[["a.md", "related"]])
+    del state.notes["b.md"]
+    state.last_sync_at = 42
+    record_changes(tmp_path, state, ["c.md"], ["b.md"])
+    loaded = load_state(tmp_path)
+    assert loaded == state and loaded.journal_lines == 1
+    assert json.loads((tmp_path / "state.json").read_text())["notes"].keys() == {"a.md", "b.md"}
+
+
+def test_a_save_folds_the_journal_in_and_drops_it(tmp_path: Path) -> None:
+    state = State(notes={"a.md": Entry("h1", 1, 1, 1)})
+    save_state(tmp_path, state)
+    state.notes["b.md"] = Entry("h2", 1, 1, 1)
+    record_changes(tmp_path, state, ["b.md"])
+    save_state(tmp_path, state)
+    assert [p.name for p in tmp_path.glob("journal-*")] == []
+    assert load_state(tmp_path) == state
+
+
+def test_a_line_torn_by_a_kill_is_not_recorded_and_the_next_change_saves(tmp_path: Path
+                                                                        ) -> None:
+    state = State(notes={"a.md": Entry("h1", 1, 1, 1)})
+    save_state(tmp_path, state)
+    state.notes["b.md"] = Entry("h2", 1, 1, 1)
+    record_changes(tmp_path, state, ["b.md"])
+    journal = next(tmp_path.glob("journal-*.jsonl"))
+    with journal.open("a") as handle:
+        handle.write('{"set": {"c.md": {"hash": "h3", "mtim')
+    loaded = load_state(tmp_path)
+    assert set(loaded.notes) == {"a.md", "b.md"} and loaded.journal == ""
+    loaded.notes["d.md"] = Entry("h4", 1, 1, 1)
+    record_changes(tmp_path, loaded, ["d.md"])
+    assert set(load_state(tmp_path).notes) == {"a.md", "b.md", "d.md"}
+    assert not journal.exists()
+
+
+def test_a_state_never_saved_is_saved_whole(tmp_path: Path) -> None:
+    state = State(notes={"a.md": Entry("h1", 1, 1, 1)})
+    record_changes(tmp_path, state, ["a.md"])
+    assert load_state(tmp_path) == state

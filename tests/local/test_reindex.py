@@ -79,7 +79,7 @@ def found(db: Path, text: str) -> list[str]:
         result = asyncio.run(search(database, text, NOW_MS))
     finally:
         database.close()
-    return [h.id for h in result.hits]
+    return [h.identity.id for h in result.hits]
 
 
 @pytest.fixture

@@ -40,6 +40,7 @@ IN_PYODIDE_TESTS = [
     "tests/shared",
     "tests/worker/db",
     "tests/worker/semantic",
+    "tests/worker/retrieval_status",
     "tests/worker/security/test_access.py::test_the_token_table",
     "tests/worker/security/test_ratelimit.py",
     "tests/worker/routes/test_conversations.py",

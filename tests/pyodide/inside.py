@@ -55,7 +55,7 @@ class Outcomes:
     """A pytest plugin that records each test's outcome."""
 
     def __init__(self) -> None:
-        self.tests: dict[str, dict[str, str]] = {}
+        self.tests: dict[str, dict[str, Any]] = {}
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         entry = self.tests.setdefault(report.nodeid, {"outcome": "passed", "seconds": 0.0})

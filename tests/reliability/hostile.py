@@ -146,7 +146,7 @@ def chat(rnd: random.Random, conversations: list[str]) -> Spec:
         data["context"] = json_value(rnd)
     if rnd.random() < 0.1:
         data["content"] = json_value(rnd)
-    headers = {"content-type": "application/json", "origin": ORIGIN}
+    headers: dict[str, str | bytes] = {"content-type": "application/json", "origin": ORIGIN}
     return Spec("POST", "/api/chat", headers=headers, body=raw_json(rnd, data), kind="chat")
 
 
@@ -158,7 +158,8 @@ def sync(rnd: random.Random, batch_no: int) -> Spec:
         "deletes": [{"path": f"Fuzz/{rnd.choice(WORDS).replace('/', '-')} {i}.md",
                      "deleted_at": rnd.choice(BIG_INTS)} for i in range(rnd.randint(0, 2))]}
     auth = rnd.choice([f"Bearer {TOKEN}"] * 8 + ["Bearer wrong", "", "Basic x"])
-    headers = {"content-type": "application/json", "authorization": auth}
+    headers: dict[str, str | bytes] = {"content-type": "application/json",
+                                       "authorization": auth}
     return Spec("POST", "/vault/sync", headers=headers, body=raw_json(rnd, data), kind="sync")
 
 
@@ -185,7 +186,8 @@ def listing(rnd: random.Random, conversations: list[str]) -> Spec:
 
 def odd(rnd: random.Random) -> Spec:
     path = rnd.choice([*ODD_PATHS, "/api/chat", "/api/search", "/status", "/vault/sync", "/"])
-    headers = {"origin": rnd.choice([ORIGIN, "http://evil.test", "null"])}
+    headers: dict[str, str | bytes] = {"origin": rnd.choice([ORIGIN, "http://evil.test",
+                                                             "null"])}
     content_type = rnd.choice(CONTENT_TYPES)
     if content_type:
         headers["content-type"] = content_type

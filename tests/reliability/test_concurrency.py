@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -77,7 +78,7 @@ async def syncer(client: httpx.AsyncClient, rnd: random.Random, ledger: Ledger,
     batch = 0
     while time.monotonic() < deadline:
         batch += 1
-        upserts = []
+        upserts: list[dict[str, Any]] = []
         for i in range(5):
             marker = f"zq{worker}x{batch}x{i}marker"
             body = f"{words(rnd, 40)} {marker}"
@@ -85,7 +86,7 @@ async def syncer(client: httpx.AsyncClient, rnd: random.Random, ledger: Ledger,
             upserts.append({"path": path, "title": f"note {worker}-{batch}-{i}", "body": body,
                             "mtime": 1_780_000_000_000 + batch, "note_date": 1_780_000_000_000,
                             "content_hash": hashlib.sha256(body.encode()).hexdigest()})
-        deletes = []
+        deletes: list[dict[str, Any]] = []
         mine = [p for p in ledger.notes if p.startswith(f"Load/w{worker}/")]
         if mine and rnd.random() < 0.3:
             deletes.append({"path": rnd.choice(mine), "deleted_at": 1_780_000_000_000 + batch})
@@ -129,7 +130,8 @@ async def all_pages(client: httpx.AsyncClient) -> set[str]:
 
 
 async def manifest(client: httpx.AsyncClient) -> dict[str, str]:
-    notes, after = {}, ""
+    notes: dict[str, str] = {}
+    after = ""
     while True:
         page = (await client.get("/vault/manifest", headers=AUTH, params={
             "vault": LOAD_VAULT_ID, "after": after, "limit": 1000})).json()

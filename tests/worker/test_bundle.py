@@ -69,7 +69,7 @@ def test_worker_imports_only_stdlib_runtime_and_declared_dependencies() -> None:
     # Import names need not match distribution names (PyJWT is imported as `jwt`).
     allowed_third_party = {module for module, dists in metadata.packages_distributions().items()
                            if declared & {_norm(d) for d in dists}}
-    offenders = {}
+    offenders: dict[str, set[str]] = {}
     for pkg in WORKER_PACKAGES:
         for path in (ROOT / pkg).rglob("*.py"):
             for name in _imports(path):

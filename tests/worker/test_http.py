@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from tests.asgi import WithEnv
 from worker.app import create_app
 
 ROUTE_ID = "11111111-1111-4111-8111-111111111111"
@@ -18,33 +19,23 @@ class CountingEnv(Mapping[str, Any]):
     `scope["env"]`) that counts how often the settings are read from it."""
 
     def __init__(self, values: dict[str, str]) -> None:
-        self.values, self.reads = values, 0
+        self.vars, self.reads = values, 0
         # The D1 binding: the request below is refused before the database is used.
         self.DB = object()
 
     def __getitem__(self, key: str) -> Any:
-        return self.values[key]
+        return self.vars[key]
 
     def get(self, key: str, default: Any = None) -> Any:
         if key == "SYNC_TOKEN":  # read once per parse of the Settings
             self.reads += 1
-        return self.values.get(key, default)
+        return self.vars.get(key, default)
 
     def __iter__(self) -> Any:
-        return iter(self.values)
+        return iter(self.vars)
 
     def __len__(self) -> int:
-        return len(self.values)
-
-
-class WithEnv:
-    def __init__(self, app: Any, env: Any) -> None:
-        self.app, self.env = app, env
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            scope = {**scope, "env": self.env}
-        await self.app(scope, receive, send)
+        return len(self.vars)
 
 
 async def test_a_worker_request_parses_its_settings_once() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from shared.api.errors import MalloryError, UpstreamError
@@ -12,9 +14,10 @@ from worker.providers import OfflineResponder, Prompt, WorkersAI, provider_for
 
 class FakeAI:
     def __init__(self, answer: object) -> None:
-        self.answer, self.calls = answer, []
+        self.answer = answer
+        self.calls: list[tuple[str, dict[str, Any]]] = []
 
-    async def run(self, model: str, inputs: dict) -> object:
+    async def run(self, model: str, inputs: dict[str, Any]) -> object:
         self.calls.append((model, inputs))
         if isinstance(self.answer, Exception):
             raise self.answer

@@ -4,6 +4,7 @@ what production D1 would refuse, with a message that says what to do.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -16,8 +17,9 @@ _TRANSACTION_CONTROL = re.compile(
 )
 
 
-def check_d1_limits(sql: str, params: Sequence[Value]) -> None:
-    """Raise LimitExceeded (or DatabaseError) for what D1 itself would refuse."""
+@functools.lru_cache(maxsize=256)
+def _check_sql(sql: str) -> None:
+    """The checks of the SQL text alone (a plan sends the same few texts many times)."""
     if _TRANSACTION_CONTROL.match(sql):
         raise DatabaseError(
             "D1 has no interactive transactions: use Database.batch() instead of BEGIN/COMMIT"
@@ -27,6 +29,11 @@ def check_d1_limits(sql: str, params: Sequence[Value]) -> None:
             f"statement too long: {len(sql.encode())} bytes of SQL, D1 allows "
             f"{MAX_STATEMENT_BYTES}; bind values instead of inlining them"
         )
+
+
+def check_d1_limits(sql: str, params: Sequence[Value]) -> None:
+    """Raise LimitExceeded (or DatabaseError) for what D1 itself would refuse."""
+    _check_sql(sql)
     if len(params) > MAX_BOUND_PARAMETERS:
         raise LimitExceeded(
             f"too many SQL variables: {len(params)} bound parameters, D1 allows "
@@ -38,7 +45,9 @@ def check_d1_limits(sql: str, params: Sequence[Value]) -> None:
             raise LimitExceeded(
                 f"parameter {index + 1} is {value}: D1 integers are exact only up to 2^53 "
                 "(a larger one becomes a BigInt, which D1 rejects); store it as TEXT")
-        size = len(value.encode()) if isinstance(value, str) else (
+        # UTF-8 takes at most 4 bytes a character: a shorter string is not encoded
+        size = len(value.encode()) if isinstance(value, str) \
+            and len(value) * 4 > MAX_VALUE_BYTES else (
             len(value) if isinstance(value, bytes) else 0
         )
         if size > MAX_VALUE_BYTES:

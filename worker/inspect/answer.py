@@ -57,14 +57,14 @@ class AnswerTrace:
     def after_question(self, cand: Candidate) -> bool:
         """Dated after the question was asked: a message then could not have been
         recalled (a note may have changed since)."""
-        return cand.timestamp_ms > self.question.created_at
+        return cand.identity.timestamp_ms > self.question.created_at
 
 
 def same(kind: str, item_id: str, vault: str | None, cand: Candidate) -> bool:
     """`cand` holds the stored item: a note (in `vault`, when known), or a message (a
     conversation unit holds its question and its reply)."""
-    return (kind == cand.kind and item_id in (cand.covers or (cand.id,))
-            and (vault is None or vault == cand.vault))
+    return (kind == cand.identity.kind and item_id in (cand.identity.covers or (cand.identity.id,))
+            and (vault is None or vault == cand.identity.vault))
 
 
 async def _pair(db: Database, message_id: str) -> tuple[Message, Message]:

@@ -91,7 +91,7 @@ async def why_missing(db: Database, trace: Trace, target: Target, rows_read: int
     if found:
         best = next((e for e in found if e.hit), found[0])
         return Missing(target, "hit" if best.hit else "left_out", best.verdict.rule,
-                       best.verdict.reason, entry=best, label=best.candidate.label)
+                       best.verdict.reason, entry=best, label=best.candidate.identity.label)
     label, absent = await _state(db, target, question_id)
     if absent is not None:
         return _absent(target, str(absent[0]), absent[1:], label=label)

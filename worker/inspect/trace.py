@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shared.rank.candidate import Candidate
-from shared.rank.policy import AUTOMATIC, EXPLICIT, CosineBar, Decision, Verdict
+from shared.rank.confidence import ConfidenceModel
+from shared.rank.policy import AUTOMATIC, EXPLICIT, Decision, Gauge, Verdict
 from shared.text.sanitiser import SearchQuery
 from shared.time.zones import Zone
 from worker.db import Database
@@ -33,6 +34,7 @@ class Entry:
     verdict: Verdict
     rank: int | None  # in the merged list; None when its group's slot was taken
     hit: bool  # in the final hits (the block's, or the search's)
+    confidence: float | None = None  # the model's estimate, when it weighed the candidate
 
 
 @dataclass(frozen=True)
@@ -44,20 +46,21 @@ class Trace:
     entries: list[Entry] = field(default_factory=list)
     skipped: str | None = None
     time: TimeScope | None = None
-    bar: CosineBar | None = None
+    model: ConfidenceModel = field(default_factory=lambda: Gauge.model_of(None))
     corrections: dict[str, str] = field(default_factory=dict)
 
 
 def key(cand: Candidate) -> tuple[str, str]:
     """What makes two candidates the same hit: the unit (a section, a conversation unit)."""
-    return cand.kind, cand.unit or cand.id
+    return cand.identity.kind, cand.identity.unit or cand.identity.id
 
 
 def entries(decisions: Sequence[Decision], hits: Sequence[Candidate]) -> list[Entry]:
     """The decisions in list order, then the hits no decision chose (brought along)."""
     in_hits = {key(h) for h in hits}
     out = [Entry(d.candidate, d.verdict if d.chosen or key(d.candidate) not in in_hits
-                 else TOGETHER, d.rank, key(d.candidate) in in_hits) for d in decisions]
+                 else TOGETHER, d.rank, key(d.candidate) in in_hits, d.confidence)
+           for d in decisions]
     seen = {key(d.candidate) for d in decisions}
     out += [Entry(h, TOGETHER, None, True) for h in hits if key(h) not in seen]
     return out
@@ -69,10 +72,10 @@ async def search_trace(db: Database, text: str, now_ms: int, *, source: SourceFi
     """What GET /api/search does for `text`, with every candidate it weighed."""
     result = await search(db, text, now_ms, source=source, limit=limit, vault=vault,
                           semantics=semantics, mode=mode, zone=zone)
-    query = SearchQuery(result.query.text, result.searched_terms)
-    return Trace(EXPLICIT.name, query, result.mode, result.fallback,
+    query = SearchQuery(result.query.text, result.found.lexical.query.terms)
+    return Trace(EXPLICIT.name, query, result.found.ran.mode, result.found.ran.fallback,
                  entries(result.decisions, result.hits), time=result.time,
-                 corrections=dict(result.corrections))
+                 model=result.model, corrections=dict(result.found.lexical.corrections))
 
 
 async def recall_trace(db: Database, text: str, now_ms: int, *,
@@ -82,9 +85,10 @@ async def recall_trace(db: Database, text: str, now_ms: int, *,
     """What automatic recall does for a chat message, every row a candidate (the hits are
     the same: worker/recall/automatic.candidates, `every_row`)."""
     text = await salient_text(db, text, text_is_stored)
-    found = await gated(db, text, now_ms, exclude_ids=exclude_ids,
-                        conversation_id=conversation_id, text_is_stored=text_is_stored,
-                        semantics=semantics, mode=mode, zone=zone, every_row=True)
-    return Trace(AUTOMATIC.name, found.query, found.mode, found.fallback,
-                 entries(found.decisions, found.hits), skipped=found.skipped,
-                 time=found.time, bar=found.bar)
+    decided = await gated(db, text, now_ms, exclude_ids=exclude_ids,
+                          conversation_id=conversation_id, text_is_stored=text_is_stored,
+                          semantics=semantics, mode=mode, zone=zone, every_row=True)
+    ran = decided.found.ran
+    return Trace(AUTOMATIC.name, decided.found.lexical.query, ran.mode, ran.fallback,
+                 entries(decided.decisions, decided.hits), skipped=decided.skipped,
+                 time=decided.time, model=decided.model or Gauge.model_of(None))

@@ -17,10 +17,10 @@ from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import pick_zone
 from worker import views
 from worker.config import Runtime
+from worker.indexing.scheduling import forget_vectors, schedule_indexing
 from worker.inspect.trace import recall_trace, search_trace
 from worker.recall.automatic import PAUSED, gated
 from worker.recall.explicit import search
-from worker.semantic.scheduling import forget_vectors, schedule_indexing
 from worker.store import chats, forget, memories, pause
 
 NOTE_SQL = """
@@ -114,11 +114,12 @@ async def _recall(rt: Runtime, args: RecallInput) -> dict[str, Any]:
     if (await pause.pause_state(rt.db)).paused:
         return {"message": args.message, "mode": rt.mode.value, "fallback": None,
                 "skipped": PAUSED, "injected": 0, "hits": []}
-    found = await gated(rt.db, args.message, now, semantics=rt.semantics, mode=rt.mode,
-                        zone=pick_zone(rt.settings.owner_timezone, None))
-    hits = [views.search_hit(h, None, now).model_dump(mode="json") for h in found.hits]
-    return {"message": args.message, "mode": found.mode.value, "fallback": found.fallback,
-            "skipped": found.skipped, "injected": len(hits), "hits": hits}
+    decided = await gated(rt.db, args.message, now, semantics=rt.semantics, mode=rt.mode,
+                          zone=pick_zone(rt.settings.owner_timezone, None))
+    hits = [views.search_hit(h, None, now).model_dump(mode="json") for h in decided.hits]
+    ran = decided.found.ran
+    return {"message": args.message, "mode": ran.mode.value, "fallback": ran.fallback,
+            "skipped": decided.skipped, "injected": len(hits), "hits": hits}
 
 
 async def _get_note(rt: Runtime, args: NoteInput) -> dict[str, Any]:

@@ -15,28 +15,28 @@ from shared.block.citations import strip_citations
 from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
+from shared.rank.confidence import ConfidenceModel
 from shared.rank.feedback import query_hash
 from shared.rank.policy import (
     AUTOMATIC,
-    CosineBar,
     Decision,
+    Gauge,
     RecallPolicy,
-    cosine_bar,
     judge,
     lexical_pass_floor,
-    names_only,
 )
 from shared.text.dialogue import dialogue_act
-from shared.text.matcher import matched_terms, with_terms
-from shared.text.sanitiser import Mode, SearchQuery, build_query
+from shared.text.matcher import with_terms
+from shared.text.sanitiser import Mode, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
 from worker.recall.echoes import without_echoes
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters
-from worker.recall.modes import Retrieved, retrieve
+from worker.recall.lexical import LexicalResult
+from worker.recall.modes import Retrieved, gauge, retrieve
 from worker.recall.neighbours import with_neighbours
-from worker.recall.retrieval_mode import RetrievalMode
+from worker.recall.retrieval_mode import Ran, RetrievalMode
 from worker.recall.salience import salient_text
 from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.recall.together import with_competitors
@@ -48,34 +48,41 @@ log = logging.getLogger("mallory.recall")
 # when the span is at most this many days: a day's or a week's notes are an answer, a
 # year's newest three are not.
 TIMELINE_MAX_DAYS = 7
-# Recall.skipped while memory is paused (worker/store/pause.py).
+# RecallInfo.skipped while memory is paused (worker/store/pause.py): recall never ran.
 PAUSED = "paused"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class Gated:
+    # What the search that decided retrieved: the query as searched, the mode that ran.
+    found: Retrieved
+    hits: list[Candidate]
+    skipped: str | None = None  # "social" or "meta": the message asks nothing of memory
+    time: TimeScope | None = None  # the time the message named, and whether it was applied
+    # Every candidate of the search that decided, with the gate's decision on it (what
+    # the inspector shows), and the confidence model that weighed them.
+    decisions: tuple[Decision, ...] = ()
+    model: ConfidenceModel | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Recall:
+    gated: Gated | None = None  # None: recall failed before the gate decided (`error`)
     block: str = ""
     injected: list[Injected] = field(default_factory=list)
     error: str | None = None  # a diagnostic code: query_too_long, recall_failed
-    mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
-    fallback: str | None = None  # why it stepped down from the mode asked for
-    skipped: str | None = None  # "social" or "meta": the message asks nothing of memory;
-    # PAUSED: memory is paused
-    time: TimeScope | None = None  # the time the message named, and whether it was applied
 
+    @property
+    def ran(self) -> Ran:
+        return self.gated.found.ran if self.gated else Ran()
 
-@dataclass(frozen=True)
-class Gated:
-    query: SearchQuery  # as searched
-    hits: list[Candidate]
-    mode: RetrievalMode = RetrievalMode.LEXICAL
-    fallback: str | None = None
-    skipped: str | None = None  # the dialogue act, when recall was skipped for it
-    time: TimeScope | None = None
-    # Every candidate of the search that decided, with the gate's decision on it (what
-    # the inspector shows), and the cosine bar it applied (None: the lexical gate).
-    decisions: tuple[Decision, ...] = ()
-    bar: CosineBar | None = None
+    @property
+    def skipped(self) -> str | None:
+        return self.gated.skipped if self.gated else None
+
+    @property
+    def time(self) -> TimeScope | None:
+        return self.gated.time if self.gated else None
 
 
 async def candidates(db: Database, text: str, now_ms: int, *,
@@ -98,7 +105,7 @@ async def candidates(db: Database, text: str, now_ms: int, *,
     query = scope.query if scope else build_query(text, Mode.AUTOMATIC)
     act = dialogue_act(query.text)
     if act != "request":
-        return Retrieved(query=query, mode=mode), act
+        return Retrieved(lexical=LexicalResult(query=query), ran=Ran(mode=mode)), act
     filters = Filters(limit=policy.candidates, exclude_message_ids=exclude_ids,
                       conversation_id=conversation_id,
                       exclude_recent_turns=policy.exclude_recent_turns,
@@ -132,68 +139,50 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
               "mode": mode, "every_row": every_row}
     if scope is not None:
         found, act = await candidates(db, text, now_ms, scope=scope, **kwargs)
-        bar = gate_bar(found, semantics)
-        decisions, hits = (await decide(db, found, policy, bar, now_ms) if act == "request"
-                           else ([], []))
+        measure = gauge(found, semantics)
+        decisions, hits = (await decide(db, found, policy, measure, now_ms)
+                           if act == "request" else ([], []))
         if hits or act != "request":
-            return Gated(query=found.query, hits=hits, mode=found.mode,
-                         fallback=found.fallback, skipped=None if hits else act, time=scope,
-                         decisions=tuple(decisions), bar=bar)
+            return Gated(found=found, hits=hits, skipped=None if hits else act, time=scope,
+                         decisions=tuple(decisions), model=measure.model)
         scope = replace(scope, applied=False)
     found, act = await candidates(db, text, now_ms, **kwargs)
     if act != "request":
-        return Gated(query=found.query, hits=[], mode=mode, skipped=act, time=scope)
-    bar = gate_bar(found, semantics)
-    decisions, hits = await decide(db, found, policy, bar, now_ms)
-    return Gated(query=found.query, hits=hits, mode=found.mode, fallback=found.fallback,
-                 time=scope, decisions=tuple(decisions), bar=bar)
+        return Gated(found=found, hits=[], skipped=act, time=scope)
+    measure = gauge(found, semantics)
+    decisions, hits = await decide(db, found, policy, measure, now_ms)
+    return Gated(found=found, hits=hits, time=scope, decisions=tuple(decisions),
+                 model=measure.model)
 
 
-def gate_bar(found: Retrieved, semantics: Semantics | None) -> CosineBar | None:
-    """The cosine bar the gate applies to `found`, or None: the lexical gate decides.
-
-    Cosines decide only where they carry meaning: not for a query that names its hit
-    exactly, or is made of rare names that a hit holds (shared.rank.policy.names_only;
-    words memory has never seen are rare too, but name nothing).
-
-    Terms are matched only where they are read: here when the query is made of names,
-    then for the hits (matching all ~130 candidate rows cost more Python time than any
-    other step of recall, bench.latency)."""
-    if semantics is None or found.exact or found.mode is RetrievalMode.LEXICAL:
-        return None
-    terms = [t.fts for t in found.query.terms]
-    if names_only(terms, found.idf, found.docs) and any(
-            matched_terms(found.query.terms, [c.text, *(v for _, v in c.fields)]
-                          ).issuperset(terms) for c in found.candidates):
-        return None
-    return cosine_bar(semantics.embedder.model)
+async def decide(db: Database, found: Retrieved, policy: RecallPolicy, measure: Gauge,
+                 now_ms: int) -> tuple[list[Decision], list[Candidate]]:
+    """The gate's decision on every candidate (shared.rank.policy.judge), and its hits
+    with the notes their conflict relations reach beside them, each with its estimate."""
+    decisions = judge(found.candidates, policy, measure)
+    chosen = [replace(d.candidate, scores=replace(d.candidate.scores, confidence=d.confidence))
+              for d in decisions if d.chosen]
+    hits = await with_competitors(db, chosen, found.candidates, found.lexical.query, policy,
+                                  now_ms)
+    return decisions, with_terms(hits, found.lexical.query.terms)
 
 
-async def decide(db: Database, found: Retrieved, policy: RecallPolicy,
-                 bar: CosineBar | None, now_ms: int) -> tuple[list[Decision], list[Candidate]]:
-    """The gate's decision on every candidate (shared.rank.policy.judge), and its hits at
-    this bar with the notes their conflict relations reach beside them."""
-    decisions = judge(found.candidates, policy, bar=bar)
-    hits = await with_competitors(db, [d.candidate for d in decisions if d.chosen],
-                                  found.candidates, found.query, policy, now_ms)
-    return decisions, with_terms(hits, found.query.terms)
-
-
-async def gate(db: Database, found: Retrieved, policy: RecallPolicy,
-               bar: CosineBar | None, now_ms: int) -> list[Candidate]:
-    """The gate's hits at this bar (bench.gate_curve sweeps `policy` and `bar` here)."""
-    return (await decide(db, found, policy, bar, now_ms))[1]
+async def gate(db: Database, found: Retrieved, policy: RecallPolicy, measure: Gauge,
+               now_ms: int) -> list[Candidate]:
+    """The gate's hits (bench.gate_curve sweeps the model's threshold here)."""
+    return (await decide(db, found, policy, measure, now_ms))[1]
 
 
 async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:
     """Attach Mallory's reply to each recalled owner message: "what did you tell me about
     X" is answered by the reply, while the owner's own question is what matched."""
-    asked = [h.id for h in hits if h.kind == "message" and h.role == "user"]
+    asked = [h.identity.id for h in hits
+             if h.identity.kind == "message" and h.identity.role == "user"]
     if not asked:
         return hits
     replies = await chats.replies_to(db, asked)
-    return [replace(h, reply=strip_citations(replies[h.id])) if h.id in replies else h
-            for h in hits]
+    return [replace(h, message=replace(h.message, reply=strip_citations(replies[h.identity.id])))
+            if h.identity.id in replies else h for h in hits]
 
 
 async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: str,
@@ -216,6 +205,5 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
         hits = await with_neighbours(db, await with_replies(db, hits))
     except Exception:  # the replies and turns around are a bonus: recall what we have
         log.exception("could not load replies or turns around recalled messages")
-    block, injected = build_recall_block(with_excerpts(hits, found.query.terms))
-    return Recall(block=block, injected=injected, mode=found.mode, fallback=found.fallback,
-                  skipped=found.skipped, time=found.time)
+    block, injected = build_recall_block(with_excerpts(hits, found.found.lexical.query.terms))
+    return Recall(gated=found, block=block, injected=injected)

@@ -3,7 +3,7 @@ column weights, how its rows group and date, and how a row becomes a candidate.
 
 Adding a corpus means one new record here plus its name in CORPORA; nothing else in the
 recall pipeline branches on the kind of unit. Its SQL lives in worker/store/search_sql.py,
-its vector side (if any) in worker/semantic/units.py, named by the record's `vector`.
+its vector side (if any) in worker/recall/vector_corpora.py, named by the record's `vector`.
 """
 
 from __future__ import annotations
@@ -22,14 +22,22 @@ from shared.knowledge.roles import (
     normal_status,
     role_of,
 )
-from shared.rank.candidate import Candidate, Kind
+from shared.rank.candidate import (
+    Candidate,
+    Identity,
+    Kind,
+    MessageFacts,
+    NoteFacts,
+    Presentation,
+    Scores,
+)
 from shared.text.block_ids import best_block
 from shared.text.sanitiser import Term
 from shared.text.turns import Speaker, points_at_reply
 from worker.db.port import Value
+from worker.recall import vector_corpora as vectors
 from worker.recall.filters import Filters
-from worker.semantic import units as vectors
-from worker.semantic.units import VectorCorpus
+from worker.recall.vector_corpora import VectorCorpus
 from worker.store.chats import SAVED_MEMORIES_ID
 from worker.store.search_sql import (
     MESSAGES_ROWS_SQL,
@@ -127,13 +135,15 @@ def _note(row: Row, s: Scoring) -> Candidate:
     label = f"{title}{PATH_SEPARATOR}{heading}" if heading else title
     text = str(row["text"] or "")
     return Candidate(
-        kind="note", id=path, group=s.group, relevance=s.relevance, boost=s.boost,
-        timestamp_ms=s.timestamp_ms, label=shorten(label, MAX_LABEL_CHARS),
-        href=note_href(vault, path, heading, best_block(text, s.terms)), text=text,
-        vault=vault,
-        vid=vid, covers=(path,), unit=str(row["unit_id"]), heading=heading,
-        fields=_note_fields(row), knowledge_role=role_of(row["note_type"], row["role"]),
-        status=normal_status(row["status"]), related=bool(row["related"]))
+        identity=Identity(
+            kind="note", id=path, group=s.group, unit=str(row["unit_id"]),
+            label=shorten(label, MAX_LABEL_CHARS),
+            href=note_href(vault, path, heading, best_block(text, s.terms)),
+            timestamp_ms=s.timestamp_ms, covers=(path,), vault=vault, vid=vid,
+            heading=heading, knowledge_role=role_of(row["note_type"], row["role"])),
+        scores=Scores(relevance=s.relevance, boost=s.boost),
+        presentation=Presentation(text=text, fields=_note_fields(row)),
+        note=NoteFacts(status=normal_status(row["status"]), related=bool(row["related"])))
 
 
 def _on_answer(row: Row, s: Scoring) -> bool:
@@ -162,17 +172,21 @@ def _unit(row: Row, s: Scoring) -> Candidate:
     # per conversation would let only one of them through).
     saved = str(row["conversation_id"]) == SAVED_MEMORIES_ID
     return Candidate(
-        kind="message", id=focus, group=f"saved:{focus}" if saved else s.group,
-        relevance=s.relevance,
-        boost=s.boost, timestamp_ms=s.timestamp_ms,
-        label=shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS),
-        href=message_href(focus), text=answer if on_answer else question,
-        conversation_id=str(row["conversation_id"]), role="assistant" if on_answer else "user",
-        reply=None if on_answer else (answer or None),
-        asked=(question or None) if on_answer else None,
-        covers=(focus, str(other)) if other else (focus,), unit=str(row["id"]),
-        knowledge_role=SAVED_MEMORY_ROLE if saved else MESSAGE_ROLE,
-        status=SAVED_MEMORY_STATUS if saved else None)
+        identity=Identity(
+            kind="message", id=focus, group=f"saved:{focus}" if saved else s.group,
+            unit=str(row["id"]),
+            label=shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS),
+            href=message_href(focus), timestamp_ms=s.timestamp_ms,
+            covers=(focus, str(other)) if other else (focus,),
+            conversation_id=str(row["conversation_id"]),
+            role="assistant" if on_answer else "user",
+            knowledge_role=SAVED_MEMORY_ROLE if saved else MESSAGE_ROLE),
+        scores=Scores(relevance=s.relevance, boost=s.boost),
+        presentation=Presentation(text=answer if on_answer else question),
+        message=MessageFacts(reply=None if on_answer else (answer or None),
+                             asked=(question or None) if on_answer else None),
+        # The standing reads a status from the note facts; a saved memory's is stable.
+        note=NoteFacts(status=SAVED_MEMORY_STATUS if saved else None))
 
 
 def _note_params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
@@ -203,11 +217,11 @@ def _message_rows_params(ranked: Sequence[tuple[int, bool]], filters: Filters
 
 
 def _note_documents(cand: Candidate) -> tuple[str, ...]:
-    return (f"note:{cand.vid}:{cand.id}",)
+    return (f"note:{cand.identity.vid}:{cand.identity.id}",)
 
 
 def _note_judged(cand: Candidate) -> tuple[Any, ...]:
-    return ((cand.vid, cand.id),) if cand.vid is not None else ()
+    return ((cand.identity.vid, cand.identity.id),) if cand.identity.vid is not None else ()
 
 
 def _message_documents(cand: Candidate) -> tuple[str, ...]:
@@ -216,7 +230,7 @@ def _message_documents(cand: Candidate) -> tuple[str, ...]:
 
 
 def _message_judged(cand: Candidate) -> tuple[Any, ...]:
-    return cand.covers or (cand.id,)
+    return cand.identity.covers or (cand.identity.id,)
 
 
 NOTES = Corpus(

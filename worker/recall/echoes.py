@@ -24,7 +24,7 @@ BELOW = 0.99  # an echo's score as a share of its best source's
 async def _judged(db: Database, candidates: Sequence[Candidate]
                   ) -> tuple[set[int], dict[int, set[str]]]:
     """The indexes of bare questions, and of echoes with the note groups they repeat."""
-    answers = {i: a for i, c in enumerate(candidates) if c.kind == "message"
+    answers = {i: a for i, c in enumerate(candidates) if c.identity.kind == "message"
                and (a := answer_id(c)) is not None}
     shown: dict[str, Shown] = await shown_to(db, sorted(set(answers.values()))) \
         if answers else {}
@@ -38,7 +38,7 @@ async def without_echoes(db: Database, candidates: Sequence[Candidate]) -> list[
     """Automatic recall's candidates without bare questions, nor echoes of a note that is
     itself a candidate."""
     bare, echoes = await _judged(db, candidates)
-    groups = {c.group for c in candidates if c.kind == "note"}
+    groups = {c.identity.group for c in candidates if c.identity.kind == "note"}
     return [c for i, c in enumerate(candidates)
             if i not in bare and not (echoes.get(i, set()) & groups)]
 
@@ -49,14 +49,16 @@ async def behind_echoes(db: Database, candidates: Sequence[Candidate]) -> list[C
     bare, echoes = await _judged(db, candidates)
     best: dict[str, float] = {}
     for c in candidates:
-        if c.kind == "note":
-            best[c.group] = max(best.get(c.group, 0.0), c.score)
+        if c.identity.kind == "note":
+            best[c.identity.group] = max(best.get(c.identity.group, 0.0), c.scores.final)
     out = []
     for i, c in enumerate(candidates):
         if i in bare:
-            c = replace(c, standing=c.standing * BARE_QUESTION_WEIGHT)
+            c = replace(c, scores=replace(c.scores,
+                                          standing=c.scores.standing * BARE_QUESTION_WEIGHT))
         top = max((best[g] for g in echoes.get(i, ()) if g in best), default=None)
-        if top is not None and c.score >= top:
-            c = replace(c, standing=c.standing * BELOW * top / c.score) if c.score else c
+        if top is not None and c.scores.final >= top and c.scores.final:
+            below = c.scores.standing * BELOW * top / c.scores.final
+            c = replace(c, scores=replace(c.scores, standing=below))
         out.append(c)
     return out

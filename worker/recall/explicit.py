@@ -2,47 +2,50 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
-from shared.rank.policy import EXPLICIT, Decision, RecallPolicy, judge
+from shared.rank.confidence import ConfidenceModel
+from shared.rank.policy import EXPLICIT, Decision, Gauge, RecallPolicy, judge
 from shared.text.matcher import with_terms
-from shared.text.sanitiser import Mode, SearchQuery, Term, build_query
+from shared.text.sanitiser import Mode, SearchQuery, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.db import Database
 from worker.recall.echoes import behind_echoes
 from worker.recall.feedback import apply_feedback
 from worker.recall.filters import Filters, SourceFilter
-from worker.recall.modes import Retrieved, retrieve
+from worker.recall.modes import Retrieved, gauge, retrieve
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.semantic.semantics import Semantics
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ExplicitResult:
     query: SearchQuery  # as typed (within a time scope: without its time words)
+    # What the search retrieved: the query as searched (with spelling corrections), the
+    # corrections, the mode that ran.
+    found: Retrieved
     hits: list[Candidate] = field(default_factory=list)
-    searched_terms: tuple[Term, ...] = ()  # as searched: with spelling corrections
-    mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that ran
-    fallback: str | None = None  # why it stepped down from the mode asked for
-    corrections: Mapping[str, str] = field(default_factory=dict)
     time: TimeScope | None = None  # the time the query named, and whether it was applied
     # Every candidate with the policy's decision on it (what the inspector shows).
     decisions: tuple[Decision, ...] = ()
+    model: ConfidenceModel = field(default_factory=lambda: Gauge.model_of(None))
 
 
 async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: RecallPolicy,
-                  limit: int, time: TimeScope | None, now_ms: int) -> ExplicitResult:
+                  limit: int, time: TimeScope | None, now_ms: int,
+                  semantics: Semantics | None) -> ExplicitResult:
     judged = await apply_feedback(db, found.candidates, now_ms)
     ranked = await behind_echoes(db, stand(judged, query, policy.standing))
-    decisions = judge(ranked, policy, limit)
-    hits = with_terms([d.candidate for d in decisions if d.chosen], found.query.terms)
-    return ExplicitResult(query=query, hits=hits, searched_terms=found.query.terms,
-                          corrections=found.corrections, mode=found.mode,
-                          fallback=found.fallback, time=time, decisions=tuple(decisions))
+    measure = gauge(found, semantics)
+    decisions = judge(ranked, policy, measure, limit)
+    hits = with_terms([replace(d.candidate, scores=replace(d.candidate.scores,
+                                                           confidence=d.confidence))
+                       for d in decisions if d.chosen], found.lexical.query.terms)
+    return ExplicitResult(query=query, found=found, hits=hits, time=time,
+                          decisions=tuple(decisions), model=measure.model)
 
 
 async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter = "all",
@@ -57,10 +60,10 @@ async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter =
     scope = scope_of(text, Mode.EXPLICIT, now_ms, zone)
     if scope is not None:
         result = await _result(db, scope.query, await within(db, scope, filters, now_ms, mode),
-                               policy, limit, scope, now_ms)
+                               policy, limit, scope, now_ms, semantics)
         if result.hits:
             return result
         scope = replace(scope, applied=False)
     query = build_query(text, Mode.EXPLICIT)
     found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    return await _result(db, query, found, policy, limit, scope, now_ms)
+    return await _result(db, query, found, policy, limit, scope, now_ms, semantics)

@@ -24,14 +24,14 @@ from worker.store import feedback as store
 
 def documents(cand: Candidate) -> tuple[str, ...]:
     """The keys of the documents a candidate holds (a conversation unit: its messages)."""
-    return BY_KIND[cand.kind].documents(cand)
+    return BY_KIND[cand.identity.kind].documents(cand)
 
 
 async def apply_feedback(db: Database, candidates: Sequence[Candidate], now_ms: int,
                          suppress_for: str | None = None) -> list[Candidate]:
     if not candidates:
         return list(candidates)
-    judged = {corpus.name: sorted({key for c in candidates if c.kind == corpus.kind
+    judged = {corpus.name: sorted({key for c in candidates if c.identity.kind == corpus.kind
                                    for key in corpus.judged(c)}) for corpus in CORPORA}
     rows = await store.judgments(db, judged["notes"], judged["messages"])
     if not rows:
@@ -49,5 +49,6 @@ async def apply_feedback(db: Database, candidates: Sequence[Candidate], now_ms: 
         if refused.intersection(docs):
             continue
         found = [v for d in docs for v in votes.get(d, ())]
-        kept.append(replace(cand, feedback=delta(found, now_ms)) if found else cand)
+        kept.append(replace(cand, scores=replace(cand.scores, feedback=delta(found, now_ms)))
+                    if found else cand)
     return kept

@@ -29,7 +29,7 @@ from worker.recall.stats import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LexicalResult:
     query: SearchQuery  # as searched: with spelling corrections applied
     candidates: list[Candidate] = field(default_factory=list)
@@ -169,20 +169,21 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     first = score(query, searched, corpora, now_ms, filters=filters)
     found = typo.suspects(query, known_stems(searched.stats))
     if not found.words:
-        return LexicalResult(query, first, idf=term_idfs(query, searched.stats),
-                             docs=sizes(searched.stats))
+        return LexicalResult(query=query, candidates=first,
+                             idf=term_idfs(query, searched.stats), docs=sizes(searched.stats))
     corrected, fixes = await typo.correct(db, query, found, list(searched.stats))
     if not fixes:
-        return LexicalResult(query, first, idf=term_idfs(query, searched.stats),
-                             docs=sizes(searched.stats))
+        return LexicalResult(query=query, candidates=first,
+                             idf=term_idfs(query, searched.stats), docs=sizes(searched.stats))
     # What the query as typed found, every row of it (`first` may lack the rows that
     # could not pass): the corrected search's other hits are fuzzy.
     typed = score(query, await _search(db, query, replace(filters, score_floor=0.0), corpora),
                   corpora, now_ms) if filters.score_floor else first
-    strict = {(c.kind, c.group, c.id) for c in typed}
+    strict = {(c.identity.kind, c.identity.group, c.identity.id) for c in typed}
     as_typed = ceilings(query, searched.stats)
     again = await _search(db, corrected, filters, corpora, as_typed)
-    candidates = [c if (c.kind, c.group, c.id) in strict else replace(c, fuzzy=True)
+    candidates = [c if (c.identity.kind, c.identity.group, c.identity.id) in strict
+                  else replace(c, presentation=replace(c.presentation, fuzzy=True))
                   for c in score(corrected, again, corpora, now_ms, as_typed, filters)]
-    return LexicalResult(corrected, candidates, fixes, term_idfs(corrected, again.stats),
-                         sizes(again.stats))
+    return LexicalResult(query=corrected, candidates=candidates, corrections=fixes,
+                         idf=term_idfs(corrected, again.stats), docs=sizes(again.stats))

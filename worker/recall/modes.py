@@ -17,17 +17,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from shared.rank.candidate import Candidate
 from shared.rank.fusion import blend, fuse
+from shared.rank.policy import Gauge
 from shared.text.sanitiser import SearchQuery
 from shared.text.tokenizer import fold
 from worker.db import Database
 from worker.recall import lexical, vector
 from worker.recall.filters import Filters
-from worker.recall.retrieval_mode import RetrievalMode
+from worker.recall.lexical import LexicalResult
+from worker.recall.retrieval_mode import Ran, RetrievalMode
 from worker.semantic.ports import SemanticError
 from worker.semantic.semantics import Semantics
 
@@ -44,15 +46,13 @@ QUESTION_WORDS = frozenset({"who", "what", "when", "where", "why", "how", "which
                             "compare", "explain"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Retrieved:
-    query: SearchQuery  # as searched (spelling corrections applied)
-    candidates: list[Candidate] = field(default_factory=list)
-    corrections: dict[str, str] = field(default_factory=dict)
-    mode: RetrievalMode = RetrievalMode.LEXICAL  # the mode that actually ran
-    fallback: str | None = None  # why it stepped down, as a code
-    idf: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # see LexicalResult
-    docs: Mapping[str, int] = field(default_factory=dict)  # see LexicalResult
+    # The lexical search: the query as searched (spelling corrections applied), the
+    # corrections, and the statistics the gate weighs.
+    lexical: LexicalResult
+    candidates: list[Candidate] = field(default_factory=list)  # the list the mode made
+    ran: Ran = field(default_factory=Ran)
     # The query names its best hit exactly (a title, alias or identifier): the lexical
     # order stood, and the lexical evidence is what the gate should weigh.
     exact: bool = False
@@ -63,39 +63,41 @@ def _exact_identity(query: SearchQuery, candidates: Sequence[Candidate]) -> bool
     identifier (`pg:pull`, `snake_case`) that hit matches."""
     if not candidates:
         return False
-    best = max(candidates, key=lambda c: c.relevance * c.boost)
+    best = max(candidates, key=lambda c: c.scores.relevance * c.scores.boost)
     wanted = " ".join(fold(w) for w in query.text.split()).strip(" ?!.")
-    names = {fold(v).strip() for name, value in best.fields
+    names = {fold(v).strip() for name, value in best.presentation.fields
              if name in ("title", "file name", "aliases") for v in value.split("\n")}
     if wanted and wanted in names:
         return True
-    return len(query.terms) == 1 and len(query.terms[0].tokens) > 1 and bool(best.terms
-                                                                              or best.relevance)
+    return len(query.terms) == 1 and len(query.terms[0].tokens) > 1 and bool(
+        best.presentation.terms or best.scores.relevance)
 
 
 def _uncertain(query: SearchQuery, fused: Sequence[Candidate]) -> bool:
-    ordered = sorted(fused, key=lambda c: -(c.fused or 0.0))
-    if len(ordered) >= 2 and ordered[0].fused:
-        margin = (ordered[0].fused - (ordered[1].fused or 0.0)) / ordered[0].fused
+    ordered = sorted(fused, key=lambda c: -(c.scores.fused or 0.0))
+    if len(ordered) >= 2 and ordered[0].scores.fused:
+        top = ordered[0].scores.fused
+        margin = (top - (ordered[1].scores.fused or 0.0)) / top
         if margin < MIN_TOP2_MARGIN:
             return True
-    lex = {c.unit for c in ordered if c.lexical_rank and c.lexical_rank <= 5}
-    vec = {c.unit for c in ordered if c.vector_rank and c.vector_rank <= 5}
+    lex = {c.identity.unit for c in ordered if c.scores.lexical_rank and c.scores.lexical_rank <= 5}
+    vec = {c.identity.unit for c in ordered if c.scores.vector_rank and c.scores.vector_rank <= 5}
     if lex and vec and len(lex & vec) / len(lex | vec) < MIN_TOP5_OVERLAP:
         return True
     words = query.text.lower().split()
     return bool(words) and words[0].strip("¿?,.") in QUESTION_WORDS
 
 
-def _marked(found: lexical.LexicalResult, have: set[str]) -> lexical.LexicalResult:
+def _marked(found: LexicalResult, have: set[str]) -> LexicalResult:
     """The lexical list, its units without a vector of the current model marked
     `pending`: a message of the last turn may still be being embedded (waitUntil at the
     edge, the background task locally, and Vectorize shows a write only seconds later).
     Such a unit is ranked and gated on its lexical evidence alone, so what the owner just
     said is recallable from the next turn on in every mode (shared.rank.fusion,
-    shared.rank.policy.passes)."""
-    return replace(found, candidates=[c if c.unit in have else replace(c, pending=True)
-                                      for c in found.candidates])
+    shared.rank.policy.verdict: a pending unit is weighed by the lexical model)."""
+    return replace(found, candidates=[
+        c if c.identity.unit in have else replace(c, scores=replace(c.scores, pending=True))
+        for c in found.candidates])
 
 
 async def _search(sem: Semantics, query: SearchQuery, filters: Filters) -> vector.Found:
@@ -103,13 +105,13 @@ async def _search(sem: Semantics, query: SearchQuery, filters: Filters) -> vecto
 
 
 async def _resolved(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
-                    now_ms: int, found: lexical.LexicalResult, hits: vector.Found
-                    ) -> tuple[lexical.LexicalResult, list[Candidate]]:
+                    now_ms: int, found: LexicalResult, hits: vector.Found
+                    ) -> tuple[LexicalResult, list[Candidate]]:
     """The vector hits resolved and the lexical units' vectors checked in one D1 batch
     (one round trip, where a batch each took two)."""
     model = sem.embedder.model
     resolve = vector.resolve_statements(db, hits, model, filters)
-    check = vector.embedded_statement(db, [c.unit for c in found.candidates], model)
+    check = vector.embedded_statement(db, [c.identity.unit for c in found.candidates], model)
     statements = [*resolve, *([check] if check is not None else [])]
     results = await db.batch(statements) if statements else []
     have = vector.embedded_ids(results[-1]) if check is not None else set()
@@ -121,10 +123,12 @@ async def _resolved(db: Database, sem: Semantics, query: SearchQuery, filters: F
 async def _rerank(sem: Semantics, query: SearchQuery, fused: list[Candidate]
                   ) -> list[Candidate]:
     assert sem.reranker is not None
-    pool = sorted(fused, key=lambda c: -c.score)[:RERANK_POOL]
+    pool = sorted(fused, key=lambda c: -c.scores.final)[:RERANK_POOL]
     scores = await asyncio.wait_for(
-        sem.reranker.rerank(query.text, [c.text[:2_000] for c in pool]), sem.rerank_budget_s)
-    return [replace(c, rerank=s) for c, s in zip(pool, scores, strict=True)]
+        sem.reranker.rerank(query.text, [c.presentation.text[:2_000] for c in pool]),
+        sem.rerank_budget_s)
+    return [replace(c, scores=replace(c.scores, rerank=s))
+            for c, s in zip(pool, scores, strict=True)]
 
 
 def _code(exc: BaseException) -> str:
@@ -140,7 +144,7 @@ def _adaptive(exact: bool, lexical_list: Sequence[Candidate],
     blended = blend(lexical_list, vector_list)
     if not exact:
         return blended
-    return [replace(c, fused=None) if c.lexical_rank else replace(c, fused=0.0)
+    return [replace(c, scores=replace(c.scores, fused=None if c.scores.lexical_rank else 0.0))
             for c in blended]
 
 
@@ -149,8 +153,8 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
     if mode is RetrievalMode.LEXICAL or sem is None or query.is_empty:
         found = await lexical.retrieve(db, query, filters, now_ms)
         fallback = None if mode is RetrievalMode.LEXICAL or query.is_empty else "no_embedder"
-        return Retrieved(found.query, found.candidates, dict(found.corrections),
-                         RetrievalMode.LEXICAL, fallback, found.idf, found.docs)
+        return Retrieved(lexical=found, candidates=found.candidates,
+                         ran=Ran(mode=RetrievalMode.LEXICAL, fallback=fallback))
     # The query's embedding and the index run while D1 answers the lexical search.
     lexical_found, hits = await asyncio.gather(
         lexical.retrieve(db, query, filters, now_ms), _search(sem, query, filters),
@@ -160,14 +164,12 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
     if isinstance(hits, BaseException):
         log.warning("semantic recall stepped down to lexical: %s", _code(hits))
         lex_result = _marked(lexical_found, await vector.embedded(
-            db, [c.unit for c in lexical_found.candidates], sem.embedder.model))
-        return Retrieved(lex_result.query, lex_result.candidates,
-                         dict(lex_result.corrections), RetrievalMode.LEXICAL, _code(hits),
-                         lex_result.idf, lex_result.docs)
+            db, [c.identity.unit for c in lexical_found.candidates], sem.embedder.model))
+        return Retrieved(lexical=lex_result, candidates=lex_result.candidates,
+                         ran=Ran(mode=RetrievalMode.LEXICAL, fallback=_code(hits)))
     lex_result, semantic = await _resolved(db, sem, query, filters, now_ms, lexical_found,
                                            hits)
-    done = Retrieved(lex_result.query, [], dict(lex_result.corrections), mode,
-                     idf=lex_result.idf, docs=lex_result.docs)
+    done = Retrieved(lexical=lex_result, ran=Ran(mode=mode))
     if mode is RetrievalMode.HYBRID:
         return replace(done, candidates=fuse(lex_result.candidates, semantic))
     exact = _exact_identity(query, lex_result.candidates)
@@ -176,10 +178,25 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
     if mode is RetrievalMode.ADAPTIVE and (exact or not _uncertain(query, listed)):
         return done
     if sem.reranker is None:
-        return replace(done, fallback="no_reranker") if mode is RetrievalMode.QUALITY \
-            else done
+        return replace(done, ran=replace(done.ran, fallback="no_reranker")) \
+            if mode is RetrievalMode.QUALITY else done
     try:
         return replace(done, candidates=await _rerank(sem, query, listed))
     except (SemanticError, TimeoutError) as exc:
         log.warning("reranking skipped: %s", _code(exc))
-        return replace(done, fallback="reranker_failed")
+        return replace(done, ran=replace(done.ran, fallback="reranker_failed"))
+
+
+# The modes whose lists the embedders' confidence models were fitted on.
+WEIGHED_AS_FITTED = frozenset({RetrievalMode.ADAPTIVE, RetrievalMode.QUALITY})
+
+
+def gauge(found: Retrieved, semantics: Semantics | None) -> Gauge:
+    """What the gate weighs `found` with: the confidence model of the embedder whose
+    vectors were blended in, else the lexical one (shared/rank/confidence.py). The models
+    were fitted on adaptive mode's blend (bench.confidence_fit), which quality mode
+    reranks; hybrid's rank fusion gives scores they never saw, so it is weighed lexically."""
+    fused = semantics is not None and found.ran.mode in WEIGHED_AS_FITTED
+    model = Gauge.model_of(semantics.embedder.model if fused and semantics else None)
+    lex = found.lexical
+    return Gauge(model, lex.query.terms, lex.idf, lex.docs, found.exact)

@@ -25,13 +25,14 @@ SHORT_UNIT_CHARS = 160
 
 
 def reach(hit: Candidate) -> int:
-    held = len(hit.text) + len(hit.reply or hit.asked or "")
+    held = len(hit.presentation.text) + len(hit.message.reply or hit.message.asked or "")
     return SHORT_UNIT_TURNS if held < SHORT_UNIT_CHARS else NEIGHBOUR_TURNS
 
 
 async def with_neighbours(db: Database, hits: Sequence[Candidate]) -> list[Candidate]:
     """The hits, each conversation hit with the turns around its unit (`around`)."""
-    wanted = {h.unit: (h.covers or (h.id,), reach(h)) for h in hits if h.kind == "message"}
+    wanted = {h.identity.unit: (h.identity.covers or (h.identity.id,), reach(h))
+              for h in hits if h.identity.kind == "message"}
     if not wanted:
         return list(hits)
     rows = await turns_around(db, [(unit, m, r) for unit, (ids, r) in wanted.items()
@@ -52,5 +53,5 @@ async def with_neighbours(db: Database, hits: Sequence[Candidate]) -> list[Candi
                               strip_citations(text) if r["role"] == "assistant" else text,
                               int(r["seq"]) < first))
         around[unit] = tuple(turns)
-    return [replace(h, around=around[h.unit]) if h.kind == "message" and h.unit in around
-            else h for h in hits]
+    return [replace(h, message=replace(h.message, around=around[h.identity.unit]))
+            if h.identity.kind == "message" and h.identity.unit in around else h for h in hits]

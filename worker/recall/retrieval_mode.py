@@ -3,6 +3,7 @@ default. A leaf: what each mode does is worker/recall/modes.py."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -11,6 +12,14 @@ class RetrievalMode(StrEnum):
     HYBRID = "hybrid"
     ADAPTIVE = "adaptive"
     QUALITY = "quality"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ran:
+    """The mode a recall actually ran, and why it stepped down from the one asked for."""
+
+    mode: RetrievalMode = RetrievalMode.LEXICAL
+    fallback: str | None = None  # a code (worker/recall/modes.py), None: it did not
 
 
 MODES: tuple[str, ...] = tuple(m.value for m in RetrievalMode)

@@ -30,7 +30,7 @@ from worker.db import Database
 from worker.recall import lexical, timeline
 from worker.recall.filters import Filters
 from worker.recall.modes import Retrieved
-from worker.recall.retrieval_mode import RetrievalMode
+from worker.recall.retrieval_mode import Ran, RetrievalMode
 
 FALLBACK_CODE = "time_window"
 
@@ -61,14 +61,15 @@ async def within(db: Database, scope: TimeScope, filters: Filters, now_ms: int,
                  mode: RetrievalMode, listing_max_days: int | None = None) -> Retrieved:
     """Candidates from the scope's window: ranked by its terms, or with no terms the
     window's timeline (only for a span of at most `listing_max_days`, when given)."""
-    fallback = None if mode is RetrievalMode.LEXICAL else FALLBACK_CODE
+    ran = Ran(mode=RetrievalMode.LEXICAL,
+              fallback=None if mode is RetrievalMode.LEXICAL else FALLBACK_CODE)
     scoped = replace(filters, window=scope.window)
     if scope.query.is_empty:
         span = scope.window.span
         if listing_max_days is not None and (span.end - span.start).days >= listing_max_days:
-            return Retrieved(scope.query, [], mode=RetrievalMode.LEXICAL, fallback=fallback)
+            return Retrieved(lexical=lexical.LexicalResult(query=scope.query), ran=ran)
         found = await timeline.retrieve(db, scoped, now_ms)
-        return Retrieved(scope.query, found, mode=RetrievalMode.LEXICAL, fallback=fallback)
+        return Retrieved(lexical=lexical.LexicalResult(query=scope.query), candidates=found,
+                         ran=ran)
     result = await lexical.retrieve(db, scope.query, scoped, now_ms)
-    return Retrieved(result.query, result.candidates, dict(result.corrections),
-                     RetrievalMode.LEXICAL, fallback, result.idf)
+    return Retrieved(lexical=result, candidates=result.candidates, ran=ran)

@@ -48,11 +48,11 @@ def _group(vid: object, path: object) -> str:
 async def neighbourhood(db: Database, seeds: Sequence[Candidate], query: SearchQuery,
                         now_ms: int) -> Neighbourhood:
     # Only a note with an effective relation (`related`, read with its row) has edges.
-    notes = [c for c in seeds if c.related and c.vid is not None]
+    notes = [c for c in seeds if c.note.related and c.identity.vid is not None]
     if not notes or query.is_empty:
         return Neighbourhood([], {})
-    params = (json.dumps([[c.vid, c.id] for c in notes]), json.dumps(CONFLICT_TYPES),
-              MAX_EDGES)
+    params = (json.dumps([[c.identity.vid, c.identity.id] for c in notes]),
+              json.dumps(CONFLICT_TYPES), MAX_EDGES)
     edge_rows, note_rows = await db.batch([
         db.prepare(EDGES_SQL).bind(*params),
         db.prepare(PARTNERS_SQL).bind(*params, query.match)])
@@ -70,7 +70,7 @@ async def with_competitors(db: Database, chosen: list[Candidate],
                            retrieved: Sequence[Candidate], query: SearchQuery,
                            policy: RecallPolicy, now_ms: int) -> list[Candidate]:
     """The chosen hits with their conflict partners beside them (shared/knowledge/bundles.py)."""
-    if not policy.together or not any(c.related for c in chosen):
+    if not policy.together or not any(c.note.related for c in chosen):
         return chosen
     found = await neighbourhood(db, chosen, query, now_ms)
     if not found.edges:
@@ -78,7 +78,7 @@ async def with_competitors(db: Database, chosen: list[Candidate],
     pool = {g: c for g, c in zip(found.notes, stand(list(found.notes.values()), query,
                                                     policy.standing), strict=True)}
     # A partner retrieval found keeps its best section (the last one written wins).
-    pool.update({c.group: c for c in sorted(retrieved, key=lambda c: c.score)
-                 if c.group in pool})
-    pool.update({c.group: c for c in chosen})
+    pool.update({c.identity.group: c for c in sorted(retrieved, key=lambda c: c.scores.final)
+                 if c.identity.group in pool})
+    pool.update({c.identity.group: c for c in chosen})
     return together(chosen, found.edges, pool, policy.max_hits)

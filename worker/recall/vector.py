@@ -19,9 +19,9 @@ from shared.text.turns import addressed
 from worker.db import Database, Result, Statement
 from worker.recall.corpora import CORPORA, Corpus, Scoring
 from worker.recall.filters import Filters
+from worker.recall.vector_corpora import VectorCorpus
 from worker.semantic.ports import VectorFilter, VectorMatch
 from worker.semantic.semantics import Semantics
-from worker.semantic.units import VectorCorpus
 
 # Vector hits per corpus: Vectorize returns at most 20 with metadata and 100 without; we
 # resolve ids through D1, so 40 (the seed design's candidate pool) needs no metadata.
@@ -105,7 +105,8 @@ def candidates(found: Found, results: Sequence[Result], query: SearchQuery, now_
             cand = record.to_candidate(row, Scoring(0.0, recency_boost(ts, now_ms), ts,
                                                     str(row[record.group_column]),
                                                     query.terms, asks=asks))
-            made.append(replace(cand, cosine=scores.get(str(row["vector_id"]), 0.0)))
+            made.append(replace(cand, scores=replace(
+                cand.scores, cosine=scores.get(str(row["vector_id"]), 0.0))))
     return made
 
 

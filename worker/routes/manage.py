@@ -20,7 +20,7 @@ from shared.api.limits import MAX_RENAME_BODY_BYTES
 from shared.api.owner_requests import RenameRequest
 from worker.db.scrub import scrub
 from worker.http import json_ok, read_body, runtime
-from worker.semantic.scheduling import forget_vectors
+from worker.indexing.scheduling import forget_vectors
 from worker.store import chats, forget
 from worker.views import forgotten, renamed
 

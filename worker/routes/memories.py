@@ -13,7 +13,7 @@ from shared.api.limits import MAX_MEMORY_BODY_BYTES
 from shared.api.owner_requests import MemoryEditRequest, MemoryRequest
 from worker.db.scrub import scrub
 from worker.http import json_ok, read_body, runtime
-from worker.semantic.scheduling import forget_vectors, schedule_indexing
+from worker.indexing.scheduling import forget_vectors, schedule_indexing
 from worker.store import memories
 from worker.views import forgotten, memories_page, memory_edited, memory_out
 

@@ -12,8 +12,8 @@ from shared.api.body import parse_json_model
 from shared.api.limits import MAX_PAUSE_BODY_BYTES
 from shared.api.owner_requests import PauseRequest
 from worker.http import json_ok, read_body, runtime
+from worker.indexing.scheduling import schedule_indexing
 from worker.recall.corpora import VECTOR_BY_NAME
-from worker.semantic.scheduling import schedule_indexing
 from worker.store import pause
 from worker.views import memory_state, pause_result
 

@@ -7,8 +7,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from worker.http import json_ok, runtime
-from worker.semantic.probe import embedder_problem
-from worker.semantic.status import retrieval_status
+from worker.retrieval_status.probe import embedder_problem
+from worker.retrieval_status.report import retrieval_status
 from worker.store.status import read_status
 from worker.views import status_out
 

@@ -16,7 +16,7 @@ from shared.api.sync_payload import Heartbeat, parse_sync_batch
 from worker.auth import check_sync_auth
 from worker.db.scrub import scrub
 from worker.http import int_param, json_ok, read_body, runtime
-from worker.semantic.scheduling import index_now, schedule_indexing
+from worker.indexing.scheduling import index_now, schedule_indexing
 from worker.store import notes, vaults
 from worker.views import contact, manifest_out
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import Headers
+from starlette.types import Message, Receive, Scope, Send
 
 from shared.api.errors import MalloryError
 from worker.config import Settings
@@ -30,7 +31,7 @@ from worker.security.routes import STATE_CHANGING, RouteClass, classify
 from worker.security.signin_limit import SignInLimiter, client_of
 
 
-def _raw_path(scope: dict[str, Any]) -> str:
+def _raw_path(scope: Scope) -> str:
     raw = scope.get("raw_path")
     return raw.split(b"?", 1)[0].decode("latin-1") if raw else scope.get("path", "/")
 
@@ -42,7 +43,7 @@ class SecurityMiddleware:
         self.buckets = ratelimit.TokenBuckets(clock)
         self.signin = SignInLimiter(clock)
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -65,9 +66,9 @@ class SecurityMiddleware:
             send = self._noting_sign_in(client_of(scope, Headers(scope=scope)), send)
         await self.app(scope, receive, send)
 
-    def _noting_sign_in(self, client: str, send: Any) -> Any:
+    def _noting_sign_in(self, client: str, send: Send) -> Send:
         """Remember a client whose sign-in succeeded (the answer sets the owner cookie)."""
-        async def noting(message: dict[str, Any]) -> None:
+        async def noting(message: Message) -> None:
             if message["type"] == "http.response.start" and any(
                     name.lower() == b"set-cookie" and value.startswith(OWNER_COOKIE.encode())
                     for name, value in message.get("headers", [])):
@@ -76,7 +77,7 @@ class SecurityMiddleware:
 
         return noting
 
-    async def _check(self, scope: dict[str, Any], route: RouteClass) -> None:
+    async def _check(self, scope: Scope, route: RouteClass) -> None:
         headers, method = Headers(scope=scope), scope["method"].upper()
         settings = settings_of(scope)
         check_host(headers, settings.allowed_hosts)
@@ -95,12 +96,12 @@ class SecurityMiddleware:
             csrf.check_media_type(method, headers, csrf.FORM)
             self.signin.check(client_of(scope, headers))
 
-    async def _limit(self, scope: dict[str, Any], method: str, identity: str,
+    async def _limit(self, scope: Scope, method: str, identity: str,
                      settings: Settings) -> None:
         name = ratelimit.LIMITED_ROUTES.get((method, scope["path"]))
         if name is not None:
             await ratelimit.enforce(name, identity, settings, scope.get("env"), self.buckets)
 
     @staticmethod
-    def _origin(scope: dict[str, Any], headers: Headers) -> str:
+    def _origin(scope: Scope, headers: Headers) -> str:
         return csrf.origin_of(scope.get("scheme", "http"), headers.get("host", ""))

@@ -14,6 +14,7 @@ function figure(name, value, digits = 3) {
 // The scores a candidate was ranked and gated on, in one quiet line.
 function figures(c) {
   const parts = [
+    typeof c.confidence === "number" ? `confidence ${c.confidence.toFixed(2)}` : null,
     figure("relevance", c.relevance),
     typeof c.cosine === "number" ? `cosine ${c.cosine.toFixed(3)}` +
       (c.vector_rank ? ` (#${c.vector_rank})` : "") : null,
@@ -54,9 +55,9 @@ export function renderCandidate(c) {
 }
 
 function summary(body) {
-  const gate = body.gate === "cosine" && body.cosine_gate
-    ? `cosine gate (${body.cosine_gate.model_prefix}: ${body.cosine_gate.accept} alone, ` +
-      `${body.cosine_gate.support} with relevance)` : "lexical gate";
+  const g = body.gate || {};
+  const gate = `${g.model} confidence model (injects at ${g.threshold}` +
+    (g.related_floor ? `, search lists a vector-only hit from ${g.related_floor})` : ")");
   const parts = [`“${body.query}”`, `${body.mode} mode`, body.fallback ? `fell back: ${body.fallback}` : null,
     `${body.policy} policy, ${gate}`, `${body.candidates.length} candidates, ${body.hits} recalled`,
     body.skipped ? `recall skipped: a ${body.skipped} message` : null];

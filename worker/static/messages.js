@@ -73,22 +73,30 @@ export function markJudged(button) {
   }
 }
 
+function renderSource(message, source) {
+  const href = safeHref(source.href);
+  const kind = source.kind === "note" ? "note" : "message";
+  const label = href
+    ? el("a", { href, "data-source-kind": kind, "data-snippet": source.snippet, text: source.label })
+    : el("span", { text: source.label });
+  return el("li", { id: sourceAnchor(message.id, source.n), value: String(source.n) },
+    el("span", { className: "kind", text: kind === "note" ? "Note" : "Chat" }), label,
+    standingBadge(source.standing), judgeButtons(message, source.n),
+    el("span", { className: "snippet", text: source.snippet }));
+}
+
+// Sources the gate was less sure of (under shared.rank.policy.LESS_CERTAIN) are listed
+// apart, under their own quiet heading, so a confident answer's footer reads first.
 function renderSources(message) {
   if (!message.sources || message.sources.length === 0) return null;
-  const list = el("ol");
-  for (const source of message.sources) {
-    const href = safeHref(source.href);
-    const kind = source.kind === "note" ? "note" : "message";
-    const label = href
-      ? el("a", { href, "data-source-kind": kind, "data-snippet": source.snippet, text: source.label })
-      : el("span", { text: source.label });
-    list.append(el("li", { id: sourceAnchor(message.id, source.n), value: String(source.n) },
-      el("span", { className: "kind", text: kind === "note" ? "Note" : "Chat" }), label,
-      standingBadge(source.standing), judgeButtons(message, source.n),
-      el("span", { className: "snippet", text: source.snippet })));
-  }
+  const sure = message.sources.filter((s) => !s.less_certain);
+  const unsure = message.sources.filter((s) => s.less_certain);
+  const list = (items) => el("ol", {}, ...items.map((s) => renderSource(message, s)));
   return el("footer", { className: "sources", "data-sources": "" },
-    el("h4", { text: "Sources" }), list);
+    sure.length ? el("h4", { text: "Sources" }) : null, sure.length ? list(sure) : null,
+    unsure.length ? el("h4", { className: "less-certain", "data-less-certain": "",
+      text: "Less certain" }) : null,
+    unsure.length ? list(unsure) : null);
 }
 
 export const WITHDRAWN_TEXT = "Withdrawn: this answer drew on something you have since " +

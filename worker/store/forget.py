@@ -64,7 +64,7 @@ WHERE ?4 = 'user' AND conversation_id = ?2 AND seq = ?3 + 1 AND role = 'assistan
 RETURNING id
 """
 COUNT_MESSAGES_SQL = "SELECT count(*) AS n FROM messages WHERE conversation_id = ?1"
-# The vector bookkeeping of the units a forget removes or rebuilds (worker/semantic/units.py
+# The vector bookkeeping of the units a forget removes or rebuilds (worker/recall/vector_corpora.py
 # resolves vector hits through these rows): gone in the same batch, so no vector made from
 # forgotten text resolves again, and a partner's rebuilt unit (same id, new text) is
 # embedded afresh. ?1 and ?2: the forgotten message and its partner (or '').

@@ -100,7 +100,12 @@ ON CONFLICT (vid, path) DO UPDATE SET
 WHERE excluded.seq >= vault_notes.seq
 RETURNING path
 """
-CLEAR_TOMBSTONE_SQL = "DELETE FROM vault_tombstones WHERE vid = ? AND path = ? AND seq <= ?"
+# The batch's upserted paths in one statement (a JSON list: no per-note statement, and
+# within D1's bound parameters however large the batch).
+CLEAR_TOMBSTONES_SQL = """
+DELETE FROM vault_tombstones
+WHERE vid = ?1 AND seq <= ?2 AND path IN (SELECT value FROM json_each(?3))
+"""
 DELETE_NOTE_SQL = "DELETE FROM vault_notes WHERE vid = ? AND path = ? AND seq <= ? RETURNING path"
 # A tombstone only where the path is now gone (a delete refused as stale leaves none).
 TOMBSTONE_SQL = """
@@ -149,14 +154,18 @@ def note_row(vid: int, seq: int, note: NoteUpsert, now_ms: int) -> NoteRow:
 # Keys of a sync batch's statements: (step, path or "", item index).
 RECORD_KEY: StatementKey = ("record", "", 0)
 TOUCH_KEY: StatementKey = ("touch", "", 0)
+CLEAR_KEY: StatementKey = ("clear_tombstones", "", 0)
 
 
-def _upsert(index: int, vid: int, seq: int, note: NoteUpsert, now_ms: int
-            ) -> list[Planned]:
-    return [Planned(("upsert", note.path, index), UPSERT_NOTE_SQL,
-                    tuple(note_row(vid, seq, note, now_ms))),
-            Planned(("clear_tombstone", note.path, index), CLEAR_TOMBSTONE_SQL,
-                    (vid, note.path, seq))]
+def _upsert(index: int, vid: int, seq: int, note: NoteUpsert, now_ms: int) -> Planned:
+    return Planned(("upsert", note.path, index), UPSERT_NOTE_SQL,
+                   tuple(note_row(vid, seq, note, now_ms)))
+
+
+def _clear_tombstones(vid: int, seq: int, upserts: list[NoteUpsert]) -> Planned:
+    """After the upserts (each refused by a later tombstone), the earlier ones go."""
+    return Planned(CLEAR_KEY, CLEAR_TOMBSTONES_SQL,
+                   (vid, seq, json.dumps([n.path for n in upserts], ensure_ascii=False)))
 
 
 def _delete(index: int, vid: int, seq: int, note: NoteDelete) -> list[Planned]:
@@ -200,8 +209,10 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
                                                len(batch.deletes), vid)),
         Planned(TOUCH_KEY, TOUCH_VAULT_SQL, (vid, now_ms, batch.vault, seq, LEASE_MS)),
     ]
-    for index, note in enumerate(batch.upserts):
-        planned += _upsert(index, vid, seq, note, now_ms)
+    planned += [_upsert(index, vid, seq, note, now_ms)
+                for index, note in enumerate(batch.upserts)]
+    if batch.upserts:
+        planned.append(_clear_tombstones(vid, seq, batch.upserts))
     for index, gone in enumerate(batch.deletes):
         planned += _delete(index, vid, seq, gone)
     withdraw = citations.withdrawal(db, vid, batch.upserts, batch.deletes, cited, now_ms)

@@ -19,7 +19,7 @@ def weights_sql(columns: Mapping[str, float]) -> str:
 
 
 # A note section's row, as every query that yields one selects it (here, in
-# worker/store/relations_sql.py and worker/semantic/units.py), over note_sections s,
+# worker/store/relations_sql.py and worker/recall/vector_corpora.py), over note_sections s,
 # vault_notes n and vaults v.
 # `related`: the note declares an effective relation or is the target of one (two index
 # lookups, migrations/0006), so automatic recall reads relations only for notes that have

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from worker.db import Database
-from worker.semantic.status import ModelVectors
+from worker.retrieval_status.report import ModelVectors
 from worker.store.vaults import LIST_VAULTS_SQL, Vault
 
 STATUS_SQL = """

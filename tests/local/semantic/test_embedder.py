@@ -11,7 +11,7 @@ import pytest
 
 from local.semantic.embedder import LocalEmbedder
 from tests.conftest import ROOT
-from worker.semantic.ports import EmbedderError
+from worker.semantic.ports import EmbedderError, EmbedKind
 
 pytestmark = pytest.mark.embed
 
@@ -26,7 +26,7 @@ LONG = " ".join(f"paragraph {i} about the quarterly budget review and its open i
                 for i in range(80))  # about 900 word pieces: far past the 256 kept
 
 
-async def vectors(embedder: LocalEmbedder, texts: list[str], kind: str = "passage"
+async def vectors(embedder: LocalEmbedder, texts: list[str], kind: EmbedKind = "passage"
                   ) -> np.ndarray:
     return np.array(await embedder.embed(texts, kind))
 
@@ -95,9 +95,9 @@ async def test_no_texts_no_vectors(embedder: LocalEmbedder) -> None:
     ("one string", "query", "not one string"),
 ])
 async def test_bad_input_is_refused_with_a_typed_error(
-        embedder: LocalEmbedder, texts: list, kind: str, message: str) -> None:
+        embedder: LocalEmbedder, texts: list[object], kind: str, message: str) -> None:
     with pytest.raises(EmbedderError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        await embedder.embed(texts, kind)
+        await embedder.embed(texts, kind)  # type: ignore[arg-type]  # bad input is the point
 
 
 def test_import_and_construction_load_nothing() -> None:

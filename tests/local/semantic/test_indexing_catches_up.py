@@ -16,6 +16,8 @@ from tests import embedder
 
 embedder.require()  # the local vector index needs numpy
 
+from collections.abc import Sequence
+
 import httpx
 
 from local.semantic.vectors import SqliteVectorIndex
@@ -25,8 +27,8 @@ from shared.api.limits import MAX_BATCH_ITEMS
 from tests.conftest import note, store_notes, sync
 from tests.worker.semantic.fake_workers_ai import fake_vector
 from worker.config import Runtime
+from worker.indexing.scheduling import MAX_RUNS, index_now
 from worker.semantic.ports import EmbedKind
-from worker.semantic.scheduling import MAX_RUNS, index_now
 from worker.semantic.semantics import Semantics
 
 pytestmark = pytest.mark.embed
@@ -45,7 +47,7 @@ class HashEmbedder:
     def __init__(self) -> None:
         self.texts = 0  # passages embedded (/status's probe embeds a query)
 
-    async def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:
+    async def embed(self, texts: Sequence[str], kind: EmbedKind) -> list[list[float]]:
         if kind == "passage":
             self.texts += len(texts)
         out = []

@@ -16,7 +16,7 @@ from local.semantic.vectors import SqliteVectorIndex
 from local.sqlite_db import SqliteDatabase
 from tests.conftest import note, sync
 from tests.local.semantic.test_status_http import client_for, runtime_for
-from worker.semantic.scheduling import index_now
+from worker.indexing.scheduling import index_now
 from worker.semantic.semantics import Semantics
 
 pytestmark = pytest.mark.embed

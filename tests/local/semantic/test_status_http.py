@@ -26,10 +26,10 @@ from local.sqlite_db import SqliteDatabase
 from tests.conftest import BASE_URL, LOCAL_OWNER, TOKEN, Clock, note, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
+from worker.indexing.scheduling import index_now
 from worker.recall.retrieval_mode import RetrievalMode
-from worker.semantic.scheduling import index_now
+from worker.retrieval_status.report import WITHOUT_RERANKER
 from worker.semantic.semantics import Semantics
-from worker.semantic.status import WITHOUT_RERANKER
 
 pytestmark = pytest.mark.embed
 
@@ -153,7 +153,7 @@ async def test_an_unusable_vector_table_turns_semantic_recall_off_not_chat(
 
 async def test_quality_without_a_reranker_ranks_as_status_says(
         file_db: SqliteDatabase, embedder: LocalEmbedder) -> None:
-    """worker/semantic/status.WITHOUT_RERANKER says so in /status; this holds it true."""
+    """worker/retrieval_status/report.WITHOUT_RERANKER says so in /status; this holds it true."""
     rt = await indexed(file_db, embedder)
     semantics = Semantics(embedder, SqliteVectorIndex.beside(file_db, 384))
     like = WITHOUT_RERANKER[RetrievalMode.QUALITY].value

@@ -3,6 +3,8 @@ workerd calls it, through the Workers SDK's own ASGI adapter (`asgi.fetch`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import js  # type: ignore[import-not-found]
 import mallory_js  # type: ignore[import-not-found]  # the runner's JS bindings
 from pyodide.ffi import to_js  # type: ignore[import-not-found]
@@ -17,13 +19,13 @@ def _env() -> object:
     return env
 
 
-def _request(method: str, url: str, headers: dict[str, str] | None = None) -> object:
+def _request(method: str, url: str, headers: dict[str, str] | None = None) -> Any:
     init = to_js({"method": method, "headers": headers or {}},
                  dict_converter=js.Object.fromEntries)
     return js.Request.new(url, init)
 
 
-async def _text(response: object) -> tuple[int, str, str]:
+async def _text(response: Any) -> tuple[int, str, str]:
     response = getattr(response, "js_object", response)
     return (int(response.status), str(response.headers.get("content-type")),
             str(await response.text()))

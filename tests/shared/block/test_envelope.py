@@ -29,7 +29,7 @@ def test_block_numbers_hits_inside_the_envelope() -> None:
     assert "[1] note «Label» (2026-05-28)" in block
     assert "[2] past message by the owner in «Label»" in block
     assert f"{INDENT}{EXCERPT_LEAD}«a snippet»" in block.splitlines()
-    assert [(i.n, i.candidate.id) for i in injected] == [(1, "a"), (2, "b")]
+    assert [(i.n, i.candidate.identity.id) for i in injected] == [(1, "a"), (2, "b")]
 
 
 def test_hit_text_cannot_break_out_of_the_envelope() -> None:
@@ -95,7 +95,7 @@ def test_when_the_budget_cuts_a_partner_no_label_names_it() -> None:
                       links=(Link("contradicts", "out", "j"),) if g == "a" else ())
             for g in "abcdefghij"]
     block, injected = build_recall_block(hits)
-    assert len(injected) < len(hits) and "j" not in {i.candidate.group for i in injected}
+    assert len(injected) < len(hits) and "j" not in {i.candidate.identity.group for i in injected}
     assert "contradicts [" not in block and injected[0].standing == "draft"
 
 
@@ -144,5 +144,5 @@ def test_no_title_adds_a_hit_or_a_standing(titles: list[tuple[str, str, str | No
     assert [n for n, _, _ in headers] == [i.n for i in injected]
     for (_, label, standing), hit in zip(headers, injected, strict=True):
         cand = hit.candidate
-        assert standing == (cand.knowledge_role if cand.kind == "note" else None)
-        assert label == " ".join(neutralise(cand.label).split())
+        assert standing == (cand.identity.knowledge_role if cand.identity.kind == "note" else None)
+        assert label == " ".join(neutralise(cand.identity.label).split())

@@ -17,16 +17,16 @@ def note(group: str, relevance: float = 0.6, role: str | None = "canonical",
 def test_a_deprecated_seed_comes_after_the_note_that_supersedes_it() -> None:
     old, new = note("old", 0.9, status="deprecated"), note("new", 0.1)
     placed = together([old], [Edge("new", "old", "supersedes")], {"new": new}, 3)
-    assert [c.group for c in placed] == ["new", "old"]
-    assert placed[0].links == (Link("supersedes", "out", "old"),)
-    assert placed[1].links == (Link("supersedes", "in", "new"),)
+    assert [c.identity.group for c in placed] == ["new", "old"]
+    assert placed[0].note.links == (Link("supersedes", "out", "old"),)
+    assert placed[1].note.links == (Link("supersedes", "in", "new"),)
 
 
 def test_between_contradicting_claims_stable_comes_before_draft() -> None:
     draft, stable = note("draft", 0.9, status="draft"), note("stable", 0.2)
     placed = together([draft], [Edge("draft", "stable", "contradicts")],
                       {"stable": stable}, 3)
-    assert [c.group for c in placed] == ["stable", "draft"]
+    assert [c.identity.group for c in placed] == ["stable", "draft"]
 
 
 def test_a_bundle_holds_one_canonical_and_two_evidence_notes_at_most() -> None:
@@ -34,26 +34,26 @@ def test_a_bundle_holds_one_canonical_and_two_evidence_notes_at_most() -> None:
     partners = {g: note(g, role="evidence", status=None) for g in ("e1", "e2", "e3")}
     edges = [Edge(g, "seed", "contradicts") for g in partners]
     placed = together([seed], edges, partners, 3)
-    assert [c.group for c in placed] == ["seed", "e1"]  # seed + one more evidence note
+    assert [c.identity.group for c in placed] == ["seed", "e1"]  # seed + one more evidence note
 
 
 def test_a_second_canonical_claim_is_kept_beside_the_first() -> None:
     a, b = note("a", 0.9), note("b", 0.3, status="draft")
     placed = together([a, note("other", 0.5)], [Edge("a", "b", "contradicts")], {"b": b}, 3)
-    assert [c.group for c in placed] == ["a", "b", "other"]
+    assert [c.identity.group for c in placed] == ["a", "b", "other"]
 
 
 def test_lower_bundles_that_do_not_fit_whole_stay_out() -> None:
     seeds = [note("s1", 0.9), note("s2", 0.8), note("s3", 0.7)]
     pool = {"p1": note("p1", status="draft"), "p3": note("p3", status="draft")}
     edges = [Edge("s1", "p1", "contradicts"), Edge("s3", "p3", "contradicts")]
-    assert [c.group for c in together(seeds, edges, pool, 3)] == ["s1", "p1", "s2"]
+    assert [c.identity.group for c in together(seeds, edges, pool, 3)] == ["s1", "p1", "s2"]
 
 
 def test_a_seed_already_shown_as_a_partner_is_not_repeated() -> None:
     a, b = note("a", 0.9), note("b", 0.8, status="draft")
     placed = together([a, b], [Edge("a", "b", "qualifies")], {"b": b}, 3)
-    assert [c.group for c in placed] == ["a", "b"]
+    assert [c.identity.group for c in placed] == ["a", "b"]
 
 
 def test_without_edges_the_seeds_are_unchanged() -> None:
@@ -75,8 +75,8 @@ def test_a_stable_canonical_bundle_leads_an_evidence_page_that_matched_better() 
     keep, move = note("keep", 0.5), note("move", 0.4, status="draft")
     placed = together([page, move], [Edge("keep", "move", "contradicts")],
                       {"keep": keep}, 3)
-    assert [c.group for c in placed] == ["keep", "move", "handbook"]
-    assert placed[2].links == ()
+    assert [c.identity.group for c in placed] == ["keep", "move", "handbook"]
+    assert placed[2].note.links == ()
 
 
 def test_the_bundle_leads_only_when_every_competitor_is_shown() -> None:
@@ -87,8 +87,8 @@ def test_the_bundle_leads_only_when_every_competitor_is_shown() -> None:
     pool = {g: note(g, 0.3, role="evidence", status=None) for g in "abc"}
     # keep's bundle holds two evidence notes at most: c is left out, so keep does not lead
     placed = together([page, keep], edges, pool, 4)
-    assert placed[0].group == "handbook"
-    assert "c" not in [c.group for c in placed]
+    assert placed[0].identity.group == "handbook"
+    assert "c" not in [c.identity.group for c in placed]
 
 
 def test_a_draft_or_superseded_claim_does_not_lead() -> None:
@@ -96,13 +96,13 @@ def test_a_draft_or_superseded_claim_does_not_lead() -> None:
     draft, other = note("draft", 0.5, status="draft"), note("other", 0.4, status=None)
     placed = together([page, draft], [Edge("draft", "other", "contradicts")],
                       {"other": other}, 3)
-    assert [c.group for c in placed] == ["page", "other", "draft"]
+    assert [c.identity.group for c in placed] == ["page", "other", "draft"]
     old, new = note("old", 0.5), note("new", 0.4, status=None)
     placed = together([page, old], [Edge("new", "old", "supersedes")], {"new": new}, 3)
-    assert placed[0].group == "page"  # the stable note is superseded
+    assert placed[0].identity.group == "page"  # the stable note is superseded
 
 
 def test_no_note_is_added_to_lead() -> None:
     page, keep = note("page", 0.9, role="evidence", status=None), note("keep", 0.5)
     placed = together([page, keep], [Edge("keep", "gone", "contradicts")], {}, 3)
-    assert [c.group for c in placed] == ["page", "keep"]
+    assert [c.identity.group for c in placed] == ["page", "keep"]

@@ -27,7 +27,7 @@ def test_the_seven_types_and_what_each_does() -> None:
 def test_scope_is_required_for_applies_under_and_refused_for_the_others(
         type_, scope, problem) -> None:
     found = scope_problem(type_, scope)
-    assert (found is None) if problem is None else (problem in found)
+    assert (found is None) if problem is None else (found is not None and problem in found)
 
 
 def test_an_edge_is_effective_only_when_linked_and_of_a_known_type() -> None:

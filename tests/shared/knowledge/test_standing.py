@@ -74,6 +74,6 @@ def test_stand_sets_each_candidates_multiplier_with_its_feedback() -> None:
     b = candidate("b", kind="message", knowledge_role="evidence")
     query = build_query("alpha", Mode.EXPLICIT)
     stood = stand([a, b], query, feedback={"message:b": -0.01})
-    assert [c.standing for c in stood] == pytest.approx([1.08, 0.99])
-    assert stood[0].score == pytest.approx(a.relevance * a.boost * 1.08)
+    assert [c.scores.standing for c in stood] == pytest.approx([1.08, 0.99])
+    assert stood[0].scores.final == pytest.approx(a.scores.relevance * a.scores.boost * 1.08)
     assert (document_key(a), document_key(b)) == ("note:1:a.md", "message:b")

@@ -26,7 +26,7 @@ def test_an_answer_that_repeats_its_note_to_a_question_is_an_echo() -> None:
     reply = candidate("a", kind="message", role="assistant", asked="gym locker combination?",
                       text=f"Here is what I found in memory: - your note “Gym”: {NOTE} [1]")
     assert echo(reply, SHOWN)
-    told = candidate("a", kind="message", role="assistant", text=reply.text,
+    told = candidate("a", kind="message", role="assistant", text=reply.presentation.text,
                      asked="I changed the lock today.")
     assert not echo(told, SHOWN)  # the owner said something: a memory of its own
     new = candidate("a", kind="message", role="assistant", asked="which gym?",

@@ -7,11 +7,12 @@ import pytest
 
 from shared.rank.candidate import Candidate
 from shared.rank.fusion import RRF_K, VECTOR_WEIGHT, blend, fuse
+from tests.builders import candidate
 
 
 def unit(name: str, *, relevance: float = 0.0, cosine: float | None = None) -> Candidate:
-    return Candidate(kind="note", id=name, group=name, relevance=relevance, boost=1.0,
-                     timestamp_ms=0, label=name, href="", unit=name, cosine=cosine)
+    return candidate(name, relevance, timestamp_ms=0, label=name, href="", unit=name,
+                     cosine=cosine, text="")
 
 
 LEXICAL = [unit("title-match", relevance=0.9), unit("weak", relevance=0.2),
@@ -22,16 +23,16 @@ VECTOR = [unit("paraphrase", cosine=0.62), unit("weak", cosine=0.61),
 
 
 def ranked(cands: list[Candidate]) -> list[str]:
-    return [c.unit for c in sorted(cands, key=lambda c: -c.score)]
+    return [c.identity.unit for c in sorted(cands, key=lambda c: -c.scores.final)]
 
 
 def test_fuse_sums_reciprocal_ranks_one_candidate_per_unit() -> None:
-    fused = {c.unit: c for c in fuse(LEXICAL, VECTOR)}
+    fused = {c.identity.unit: c for c in fuse(LEXICAL, VECTOR)}
     assert sorted(fused) == ["far", "other", "paraphrase", "title-match", "weak", "weaker"]
-    assert fused["weak"].fused == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 2))
-    assert fused["weak"].relevance == 0.2 and fused["weak"].cosine == 0.61
-    assert fused["paraphrase"].relevance == 0.0  # vector-only
-    assert fused["weaker"].cosine is None and fused["weaker"].vector_rank is None
+    assert fused["weak"].scores.fused == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 2))
+    assert fused["weak"].scores.relevance == 0.2 and fused["weak"].scores.cosine == 0.61
+    assert fused["paraphrase"].scores.relevance == 0.0  # vector-only
+    assert fused["weaker"].scores.cosine is None and fused["weaker"].scores.vector_rank is None
 
 
 def test_rank_fusion_lets_a_weak_lexical_hit_overtake_a_decisive_one() -> None:
@@ -46,7 +47,7 @@ def test_blend_keeps_a_decisive_lexical_match_first_and_lifts_a_paraphrase() -> 
 
 
 def test_blend_is_a_convex_combination_of_scaled_scores() -> None:
-    blended = {c.unit: c.fused for c in blend(LEXICAL, VECTOR)}
+    blended = {c.identity.unit: c.scores.fused for c in blend(LEXICAL, VECTOR)}
     cos = {"paraphrase": 1.0, "weak": 0.41 / 0.42, "title-match": 0.40 / 0.42, "far": 0.0}
     for name, lex in (("title-match", 1.0), ("weak", 0.2 / 0.9), ("paraphrase", 0.0),
                       ("far", 0.0), ("weaker", 0.1 / 0.9)):
@@ -55,9 +56,10 @@ def test_blend_is_a_convex_combination_of_scaled_scores() -> None:
 
 
 def test_blend_with_one_list_empty_or_flat() -> None:
-    only_vector = {c.unit: c.fused for c in blend([], VECTOR)}
+    only_vector = {c.identity.unit: c.scores.fused for c in blend([], VECTOR)}
     assert only_vector["paraphrase"] == pytest.approx(VECTOR_WEIGHT)
-    only_lexical = {c.unit: c.fused for c in blend(LEXICAL, [])}
+    only_lexical = {c.identity.unit: c.scores.fused for c in blend(LEXICAL, [])}
     assert only_lexical["title-match"] == pytest.approx(1 - VECTOR_WEIGHT)
-    flat = {c.unit: c.fused for c in blend([], [unit("a", cosine=0.5), unit("b", cosine=0.5)])}
+    flat = {c.identity.unit: c.scores.fused
+            for c in blend([], [unit("a", cosine=0.5), unit("b", cosine=0.5)])}
     assert flat == {"a": pytest.approx(VECTOR_WEIGHT), "b": pytest.approx(VECTOR_WEIGHT)}

@@ -22,6 +22,7 @@ from shared.rank.scoring import (
 )
 from shared.text.sanitiser import Term
 from shared.time.durations import MS_PER_DAY
+from tests.builders import candidate
 
 DAY = MS_PER_DAY
 NOW = 1_000 * DAY
@@ -30,8 +31,8 @@ NOW = 1_000 * DAY
 def scored(kind: str, id: str, rel: float, age_days: float, group: str | None = None
            ) -> Candidate:
     ts = int(NOW - age_days * DAY)
-    return Candidate(kind=kind, id=id, group=group or id, relevance=rel,  # type: ignore[arg-type]
-                     boost=recency_boost(ts, NOW), timestamp_ms=ts, label=id, href="")
+    return candidate(id, rel, kind=kind, group=group, boost=recency_boost(ts, NOW),  # type: ignore[arg-type]
+                     timestamp_ms=ts, label=id, href="", text="")
 
 
 def test_idf_is_fts5s_formula_with_its_floor() -> None:
@@ -87,28 +88,28 @@ def test_recency_boost_halves_every_half_life() -> None:
 
 def test_recency_breaks_a_bm25_tie_toward_the_newer_item() -> None:
     old, new = scored("note", "old.md", 0.6, 400), scored("note", "new.md", 0.6, 2)
-    assert [c.id for c in merge([old, new], 10)] == ["new.md", "old.md"]
+    assert [c.identity.id for c in merge([old, new], 10)] == ["new.md", "old.md"]
 
 
 def test_a_strong_old_note_beats_a_weak_new_one() -> None:
     strong_old = scored("note", "strong.md", 0.7, 3_000)
     weak_new = scored("message", "m1", 0.5, 0)
-    assert [c.id for c in merge([weak_new, strong_old], 10)] == ["strong.md", "m1"]
+    assert [c.identity.id for c in merge([weak_new, strong_old], 10)] == ["strong.md", "m1"]
 
 
 def test_one_hit_per_conversation_by_default() -> None:
     a = scored("message", "m1", 0.9, 1, group="c1")
     b = scored("message", "m2", 0.8, 1, group="c1")
     c = scored("message", "m3", 0.5, 1, group="c2")
-    assert [h.id for h in merge([a, b, c], 10)] == ["m1", "m3"]
-    assert [h.id for h in merge([a, b, c], 10, per_group=2)] == ["m1", "m2", "m3"]
-    assert [h.id for h in merge([a, b, c], 10, per_group=None)] == ["m1", "m2", "m3"]
+    assert [h.identity.id for h in merge([a, b, c], 10)] == ["m1", "m3"]
+    assert [h.identity.id for h in merge([a, b, c], 10, per_group=2)] == ["m1", "m2", "m3"]
+    assert [h.identity.id for h in merge([a, b, c], 10, per_group=None)] == ["m1", "m2", "m3"]
 
 
 def test_merge_is_deterministic_on_exact_ties() -> None:
     items = [scored("message", "m", 0.5, 10), scored("note", "n.md", 0.5, 10),
              scored("note", "a.md", 0.5, 10)]
-    orders = {tuple(c.id for c in merge(perm, 10))
+    orders = {tuple(c.identity.id for c in merge(perm, 10))
               for perm in (items, items[::-1], items[1:] + items[:1])}
     assert orders == {("a.md", "n.md", "m")}
 

@@ -65,7 +65,7 @@ def test_every_word_survives_and_parts_respect_the_limit(text: str) -> None:
 @given(st.text(alphabet=st.sampled_from("ab \n.x"), min_size=0, max_size=8_000))
 def test_spans_cover_every_non_blank_character_in_order(text: str) -> None:
     spans = split_spans(text)
-    covered = set()
+    covered: set[int] = set()
     for s, e in spans:
         assert 0 <= s < e <= len(text) and e - s <= MAX_UNIT_CHARS
         assert not text[s].isspace() and not text[e - 1].isspace()

@@ -53,7 +53,7 @@ class FakeStatement:
 
 class FakeBinding:
     def __init__(self, proxies: bool) -> None:
-        self.proxies, self.seen = proxies, []
+        self.proxies, self.seen = proxies, list[tuple[str, tuple[Any, ...]]]()
 
     def prepare(self, sql: str) -> FakeStatement:
         return FakeStatement(self, sql)

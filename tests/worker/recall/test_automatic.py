@@ -9,6 +9,7 @@ from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, lexical_pass_floor
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
 from worker.recall.automatic import automatic_recall, candidates, gate, gated
+from worker.recall.modes import gauge
 from worker.store import chats
 
 
@@ -28,7 +29,7 @@ async def test_the_message_being_answered_and_recent_turns_are_not_recalled(
                                        NOW_MS, message_id="asked")
     recall = await automatic_recall(db, asked.content, NOW_MS, message_id="asked",
                                     conversation_id="now")
-    assert [i.candidate.id for i in recall.injected] == ["old-fact"]
+    assert [i.candidate.identity.id for i in recall.injected] == ["old-fact"]
     assert recall.error is None
 
 
@@ -42,8 +43,8 @@ async def test_an_owner_question_points_at_the_reply_that_answers_it(db: SqliteD
     recall = await automatic_recall(db, "how should I rest my eyes from screens", NOW_MS,
                                     message_id="new", conversation_id="other")
     [hit] = [i.candidate for i in recall.injected]
-    assert (hit.id, hit.role, hit.href) == ("a", "assistant", "/?msg=a")
-    assert hit.asked == "how do I rest my eyes from screens?"
+    assert (hit.identity.id, hit.identity.role, hit.identity.href) == ("a", "assistant", "/?msg=a")
+    assert hit.message.asked == "how do I rest my eyes from screens?"
     assert "20-20-20" in recall.block and "rest my eyes" in recall.block
 
 
@@ -63,7 +64,7 @@ async def test_text_over_the_query_limit_recalls_from_its_weighed_words(
     recall = await automatic_recall(db, "word " * 1_000 + "sourdough bread?", NOW_MS,
                                     message_id="m", conversation_id="c")
     assert recall.error is None
-    assert [i.candidate.id for i in recall.injected] == ["a.md"]
+    assert [i.candidate.identity.id for i in recall.injected] == ["a.md"]
 
 
 async def test_many_identifiers_in_one_message_still_recall(db: SqliteDatabase) -> None:
@@ -73,15 +74,15 @@ async def test_many_identifiers_in_one_message_still_recall(db: SqliteDatabase) 
     recall = await automatic_recall(db, "did these deploy? " + " ".join(ids), NOW_MS,
                                     message_id="m", conversation_id="c")
     assert recall.error is None
-    assert [i.candidate.id for i in recall.injected] == ["Ops/Deploy.md"]
+    assert [i.candidate.identity.id for i in recall.injected] == ["Ops/Deploy.md"]
 
 
 async def test_gated_hits_carry_the_terms_they_matched(db: SqliteDatabase) -> None:
     await add_notes(db, note("Recipes/Soup.md", "Lentil soup with cumin and lemon.",
                              title="Lentil soup"))
     found = await gated(db, "how much cumin goes in the lentil soup?", NOW_MS)
-    assert [h.id for h in found.hits] == ["Recipes/Soup.md"]
-    assert found.hits[0].terms == {'"cumin"', '"lentil"', '"soup"'}
+    assert [h.identity.id for h in found.hits] == ["Recipes/Soup.md"]
+    assert found.hits[0].presentation.terms == {'"cumin"', '"lentil"', '"soup"'}
 
 
 async def test_rows_the_lexical_gate_cannot_pass_are_not_made_candidates(
@@ -97,10 +98,11 @@ async def test_rows_the_lexical_gate_cannot_pass_are_not_made_candidates(
     found, _ = await candidates(db, text, NOW_MS)
     every, _ = await candidates(db, text, NOW_MS, every_row=True)
     assert len(every.candidates) == 13
-    assert [c.id for c in found.candidates] == ["Garden/Compost.md"]
+    assert [c.identity.id for c in found.candidates] == ["Garden/Compost.md"]
     floor = lexical_pass_floor(AUTOMATIC)
-    assert all(c.relevance * c.boost * AUTOMATIC.standing.ceiling < floor
-               for c in every.candidates if c.id != "Garden/Compost.md")
-    pruned = await gate(db, found, AUTOMATIC, None, NOW_MS)
-    whole = await gate(db, every, AUTOMATIC, None, NOW_MS)
-    assert [h.id for h in pruned] == [h.id for h in whole] == ["Garden/Compost.md"]
+    assert all(c.scores.relevance * c.scores.boost * AUTOMATIC.standing.ceiling < floor
+               for c in every.candidates if c.identity.id != "Garden/Compost.md")
+    pruned = await gate(db, found, AUTOMATIC, gauge(found, None), NOW_MS)
+    whole = await gate(db, every, AUTOMATIC, gauge(every, None), NOW_MS)
+    ids = [h.identity.id for h in pruned]
+    assert ids == [h.identity.id for h in whole] == ["Garden/Compost.md"]

@@ -48,14 +48,16 @@ def note_row() -> dict:
 def test_a_note_row_becomes_a_candidate_grouped_by_vault_and_path() -> None:
     row = note_row()
     cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "3:Home/Plants.md", ()))
-    assert (cand.knowledge_role, cand.status, cand.related) == ("canonical", "stable", True)
-    assert (cand.kind, cand.id, cand.group, cand.vault, cand.vid, cand.unit) == (
+    i = cand.identity
+    assert (i.knowledge_role, cand.note.status, cand.note.related) == ("canonical", "stable",
+                                                                       True)
+    assert (i.kind, i.id, i.group, i.vault, i.vid, i.unit) == (
         "note", "Home/Plants.md", "3:Home/Plants.md", "My Vault", 3,
         "n:3:Home/Plants.md#0123456789abcdef")
-    assert cand.label == "Plants › Ferns & mosses" and cand.heading == "Ferns & mosses"
-    assert cand.href == ("obsidian://open?vault=My%20Vault&file=Home%2FPlants"
+    assert i.label == "Plants › Ferns & mosses" and i.heading == "Ferns & mosses"
+    assert cand.identity.href == ("obsidian://open?vault=My%20Vault&file=Home%2FPlants"
                          "%23Ferns%20%26%20mosses")
-    assert dict(cand.fields)["heading"] == "Indoor › Ferns & mosses"
+    assert dict(cand.presentation.fields)["heading"] == "Indoor › Ferns & mosses"
 
 
 def test_an_h1_that_restates_the_title_links_to_the_note() -> None:
@@ -64,7 +66,7 @@ def test_an_h1_that_restates_the_title_links_to_the_note() -> None:
            "heading_path": "Plants", "unit_id": "u", "text": "x",
            "note_type": None, "status": None, "role": None, "related": 0}
     cand = NOTES.to_candidate(row, Scoring(0.5, 1.0, 5, "1:Plants.md", ()))
-    assert (cand.label, cand.heading, cand.href) == (
+    assert (cand.identity.label, cand.identity.heading, cand.identity.href) == (
         "Plants", "", "obsidian://open?vault=V&file=Plants")
 
 
@@ -74,9 +76,9 @@ def test_note_fields_for_reasons() -> None:
            "heading": "", "heading_path": "", "unit_id": "u", "text": "Water the fern.",
            "note_type": None, "status": None, "role": None, "related": 0}
     cand = NOTES.to_candidate(row, Scoring(0.5, 1.1, 5, "3:Home/Plants.md", ()))
-    assert cand.href == "obsidian://open?vault=My%20Vault&file=Home%2FPlants"
-    assert dict(cand.fields)["aliases"] == "greenery"
-    assert cand.score == pytest.approx(0.55)
+    assert cand.identity.href == "obsidian://open?vault=My%20Vault&file=Home%2FPlants"
+    assert dict(cand.presentation.fields)["aliases"] == "greenery"
+    assert cand.scores.final == pytest.approx(0.55)
 
 
 def unit(question_id: str | None, answer_id: str | None, question: str, answer: str) -> dict:
@@ -92,28 +94,29 @@ def scoring(text: str) -> Scoring:
 def test_a_unit_is_the_reply_when_the_reply_holds_the_match() -> None:
     row = unit("q", "a", "how do I clean the oven?", "Use baking soda paste on the oven.")
     cand = MESSAGES.to_candidate(row, scoring("how did you say to clean the oven"))
-    assert (cand.kind, cand.id, cand.group, cand.role) == ("message", "a", "c1", "assistant")
-    assert (cand.href, cand.label, cand.covers) == ("/?msg=a", "Conversation", ("a", "q"))
-    assert cand.asked == "how do I clean the oven?" and cand.reply is None
+    i = cand.identity
+    assert (i.kind, i.id, i.group, i.role) == ("message", "a", "c1", "assistant")
+    assert (i.href, i.label, i.covers) == ("/?msg=a", "Conversation", ("a", "q"))
+    assert cand.message.asked == "how do I clean the oven?" and cand.message.reply is None
 
 
 def test_a_unit_is_the_reply_whenever_the_reply_matches_anything() -> None:
     row = unit("q", "a", "how do I clean the oven racks?", "Soak them overnight.")
-    assert MESSAGES.to_candidate(row, scoring("clean oven racks soak")).id == "a"
+    assert MESSAGES.to_candidate(row, scoring("clean oven racks soak")).identity.id == "a"
 
 
 def test_a_unit_is_the_question_when_only_the_question_matches() -> None:
     row = unit("q", "a", "my bike chain squeaks", "Oil it lightly and wipe it.")
     cand = MESSAGES.to_candidate(row, scoring("bike chain squeaks"))
-    assert (cand.id, cand.role, cand.reply, cand.asked) == ("q", "user",
-                                                            "Oil it lightly and wipe it.", None)
+    assert (cand.identity.id, cand.identity.role, cand.message.reply, cand.message.asked) == (
+        "q", "user", "Oil it lightly and wipe it.", None)
 
 
 def test_an_unanswered_question_and_a_lone_reply() -> None:
     alone = MESSAGES.to_candidate(unit("q", None, "anyone there", ""), scoring("anyone"))
-    assert (alone.id, alone.covers, alone.reply) == ("q", ("q",), None)
+    assert (alone.identity.id, alone.identity.covers, alone.message.reply) == ("q", ("q",), None)
     spoke_first = MESSAGES.to_candidate(unit(None, "a", "", "Good morning!"), scoring("morning"))
-    assert (spoke_first.id, spoke_first.role) == ("a", "assistant")
+    assert (spoke_first.identity.id, spoke_first.identity.role) == ("a", "assistant")
 
 
 def test_the_vector_corpora_are_the_records_vector_sides() -> None:
@@ -125,6 +128,7 @@ def test_the_vector_corpora_are_the_records_vector_sides() -> None:
             assert (corpus.vector.name, corpus.vector.kind) == (corpus.name, corpus.kind)
             assert VECTOR_BY_NAME[corpus.name] is corpus.vector
     # Note vectors carry the vault; a message belongs to no vault.
+    assert NOTES.vector is not None and MESSAGES.vector is not None
     assert (NOTES.vector.by_vault, MESSAGES.vector.by_vault) == (True, False)
 
 
@@ -162,7 +166,8 @@ def test_match_texts_are_the_candidates_text_and_fields(corpus, row, text) -> No
     s = scoring(text)
     cand = corpus.to_candidate(row, s)
     if corpus is NOTES:
-        assert corpus.match_texts(row, s.terms) == (cand.text, *(v for _, v in cand.fields))
+        assert corpus.match_texts(row, s.terms) == (cand.presentation.text,
+                                                    *(v for _, v in cand.presentation.fields))
     else:  # both turns of the unit, whichever of them the hit points at
         assert set(corpus.match_texts(row, s.terms)) - {""} == {
-            cand.text, cand.reply, cand.asked} - {None, ""}
+            cand.presentation.text, cand.message.reply, cand.message.asked} - {None, ""}

@@ -3,8 +3,6 @@ a 👎 for this very question drops it from automatic recall."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from local.sqlite_db import SqliteDatabase
@@ -35,7 +33,7 @@ async def judged_chat(db: SqliteDatabase) -> None:
 
 
 def unit() -> Candidate:
-    return replace(candidate("m1", kind="message", group="old"), covers=("m1", "m0"))
+    return candidate("m1", kind="message", group="old", covers=("m1", "m0"))
 
 
 def test_a_unit_holds_both_its_messages() -> None:
@@ -47,10 +45,10 @@ async def test_a_judgment_of_either_message_moves_the_unit(db: SqliteDatabase) -
     await db.prepare(RECORD).bind("m0", 1, query_hash("the spare key?"), "relevant",
                                   NOW_MS).run()
     [found] = await apply_feedback(db, [unit()], NOW_MS)
-    assert found.feedback == pytest.approx(FEEDBACK_STEP)
-    assert found.score == unit().score  # the standing multiplier carries it
+    assert found.scores.feedback == pytest.approx(FEEDBACK_STEP)
+    assert found.scores.final == unit().scores.final  # the standing multiplier carries it
     [stood] = stand([found], build_query("the spare key?", Mode.AUTOMATIC))
-    assert stood.score == pytest.approx(unit().score * (1 + FEEDBACK_STEP))
+    assert stood.scores.final == pytest.approx(unit().scores.final * (1 + FEEDBACK_STEP))
 
 
 async def test_irrelevant_for_this_question_drops_it_only_here(db: SqliteDatabase) -> None:
@@ -61,7 +59,7 @@ async def test_irrelevant_for_this_question_drops_it_only_here(db: SqliteDatabas
                                 suppress_for=query_hash("The spare key")) == []
     [kept] = await apply_feedback(db, [unit()], NOW_MS,
                                   suppress_for=query_hash("the blue jar"))
-    assert kept.feedback == pytest.approx(-FEEDBACK_STEP)
+    assert kept.scores.feedback == pytest.approx(-FEEDBACK_STEP)
 
 
 async def test_no_judgments_no_change(db: SqliteDatabase) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -17,12 +18,13 @@ from shared.text.sanitiser import Mode, build_query
 from tests.conftest import NOW_MS, note, store_notes
 from tests.worker.semantic.fake_vectorize import FakeVectorize
 from tests.worker.semantic.fake_workers_ai import RERANKER, FakeWorkersAI, overlap_score
+from worker.indexing.indexer import index_pending
 from worker.recall import modes
 from worker.recall.filters import Filters
 from worker.recall.modes import retrieve
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.edge import edge_semantics
-from worker.semantic.indexer import index_pending
+from worker.semantic.ports import EmbedKind
 from worker.semantic.semantics import Semantics
 
 DIMS = 384
@@ -83,7 +85,7 @@ async def run(db: SqliteDatabase, sem: Semantics | None, text: str, mode: Retrie
 def order(found: modes.Retrieved) -> list[str]:
     best: dict[str, float] = {}
     for c in found.candidates:
-        best[c.id] = max(best.get(c.id, -math.inf), c.score)
+        best[c.identity.id] = max(best.get(c.identity.id, -math.inf), c.scores.final)
     return sorted(best, key=lambda k: -best[k])
 
 
@@ -92,7 +94,7 @@ async def test_adaptive_bridges_a_paraphrase_lexical_cannot(db: SqliteDatabase) 
     lexical = await run(db, sem, "I want my money back", RetrievalMode.LEXICAL)
     assert "Shop/Refund policy.md" not in order(lexical)  # it shares no word
     adaptive = await run(db, sem, "I want my money back", RetrievalMode.ADAPTIVE)
-    assert (adaptive.mode, adaptive.fallback) == (RetrievalMode.ADAPTIVE, None)
+    assert (adaptive.ran.mode, adaptive.ran.fallback) == (RetrievalMode.ADAPTIVE, None)
     assert order(adaptive)[0] == "Shop/Refund policy.md"
 
 
@@ -100,18 +102,19 @@ async def test_an_exact_title_keeps_the_lexical_order(db: SqliteDatabase) -> Non
     sem = await indexed(db, FakeWorkersAI(answer=answer))
     found = await run(db, sem, "heroku pg:pull", RetrievalMode.ADAPTIVE)
     assert order(found)[0] == "Dev/pg-pull.md"
-    lexical_units = [c for c in found.candidates if c.lexical_rank]
-    assert lexical_units and all(c.fused is None for c in lexical_units)
-    assert all(c.fused == 0.0 for c in found.candidates if not c.lexical_rank)
+    lexical_units = [c for c in found.candidates if c.scores.lexical_rank]
+    assert lexical_units and all(c.scores.fused is None for c in lexical_units)
+    assert all(c.scores.fused == 0.0 for c in found.candidates if not c.scores.lexical_rank)
 
 
 async def test_hybrid_fuses_by_reciprocal_rank(db: SqliteDatabase) -> None:
     sem = await indexed(db, FakeWorkersAI(answer=answer))
     found = await run(db, sem, "return the price", RetrievalMode.HYBRID)
-    assert found.mode is RetrievalMode.HYBRID
-    both = [c for c in found.candidates if c.lexical_rank and c.vector_rank]
-    assert both and all(c.fused == pytest.approx(1 / (60 + c.lexical_rank)
-                                                 + 1 / (60 + c.vector_rank)) for c in both)
+    assert found.ran.mode is RetrievalMode.HYBRID
+    both = [(c.scores.fused, lexical, vector) for c in found.candidates
+            if (lexical := c.scores.lexical_rank) and (vector := c.scores.vector_rank)]
+    assert both and all(fused == pytest.approx(1 / (60 + lexical) + 1 / (60 + vector))
+                        for fused, lexical, vector in both)
 
 
 async def test_quality_always_reranks_and_adaptive_only_when_unsure(
@@ -120,12 +123,12 @@ async def test_quality_always_reranks_and_adaptive_only_when_unsure(
     sem = await indexed(db, ai)
     calls = len(ai.calls)
     quality = await run(db, sem, "tomato shoots", RetrievalMode.QUALITY)
-    assert any(c.rerank is not None for c in quality.candidates)
+    assert any(c.scores.rerank is not None for c in quality.candidates)
     assert [m for m, _ in ai.calls[calls:]].count(RERANKER) == 1
     calls = len(ai.calls)
     # a question word escalates adaptive to the reranker
     asked = await run(db, sem, "how do I pinch tomato shoots", RetrievalMode.ADAPTIVE)
-    assert any(c.rerank is not None for c in asked.candidates)
+    assert any(c.scores.rerank is not None for c in asked.candidates)
     assert [m for m, _ in ai.calls[calls:]].count(RERANKER) == 1
 
 
@@ -133,7 +136,7 @@ async def test_quality_without_a_reranker_is_adaptive_and_says_so(db: SqliteData
     edge = await indexed(db, FakeWorkersAI(answer=answer))
     sem = Semantics(edge.embedder, edge.index, None)
     found = await run(db, sem, "I want my money back", RetrievalMode.QUALITY)
-    assert (found.mode, found.fallback) == (RetrievalMode.QUALITY, "no_reranker")
+    assert (found.ran.mode, found.ran.fallback) == (RetrievalMode.QUALITY, "no_reranker")
     assert order(found)[0] == "Shop/Refund policy.md"
 
 
@@ -158,7 +161,7 @@ async def test_a_bad_embedding_steps_down_to_lexical_with_a_code(
     bad = edge_semantics(FakeWorkersAI(answer=broken(kind)), FakeVectorize(DIMS))
     sem = Semantics(bad.embedder, sem.index, None)
     found = await run(db, sem, "refund policy", RetrievalMode.ADAPTIVE)
-    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, code)
+    assert (found.ran.mode, found.ran.fallback) == (RetrievalMode.LEXICAL, code)
     assert order(found)[0] == "Shop/Refund policy.md"
 
 
@@ -168,18 +171,18 @@ async def test_an_embedder_error_or_a_slow_one_steps_down(db: SqliteDatabase) ->
                              FakeVectorize(DIMS))
     found = await run(db, Semantics(failing.embedder, sem.index), "refund policy",
                       RetrievalMode.HYBRID)
-    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, "embedder_failed")
+    assert (found.ran.mode, found.ran.fallback) == (RetrievalMode.LEXICAL, "embedder_failed")
 
     class Slow:
-        model, dimensions = sem.embedder.model, DIMS
+        model, dimensions, max_batch = sem.embedder.model, DIMS, 100
 
-        async def embed(self, texts, kind):
+        async def embed(self, texts: Sequence[str], kind: EmbedKind) -> list[list[float]]:
             await asyncio.sleep(5)
             return []
 
     found = await run(db, Semantics(Slow(), sem.index, budget_s=0.05), "refund policy",
                       RetrievalMode.HYBRID)
-    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, "semantic_timeout")
+    assert (found.ran.mode, found.ran.fallback) == (RetrievalMode.LEXICAL, "semantic_timeout")
     assert order(found)[0] == "Shop/Refund policy.md"
 
 
@@ -187,4 +190,4 @@ async def test_without_an_embedder_a_semantic_mode_is_lexical_with_a_code(
         db: SqliteDatabase) -> None:
     await store_notes(db, *NOTES)
     found = await run(db, None, "refund policy", RetrievalMode.ADAPTIVE)
-    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, "no_embedder")
+    assert (found.ran.mode, found.ran.fallback) == (RetrievalMode.LEXICAL, "no_embedder")

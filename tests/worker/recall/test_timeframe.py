@@ -47,7 +47,7 @@ async def boiler_history(db: SqliteDatabase) -> None:
 async def test_last_week_keeps_to_notes_and_messages_of_last_week(db: SqliteDatabase) -> None:
     await boiler_history(db)
     result = await search(db, "what did I write last week about the boiler", NOW_MS)
-    assert sorted(h.id for h in result.hits) == ["Home/Heating log.md",
+    assert sorted(h.identity.id for h in result.hits) == ["Home/Heating log.md",
                                                  "Journal/2026-05-20.md", "may"]
     assert result.time is not None and result.time.applied
     span = result.time.window.span
@@ -59,23 +59,23 @@ async def test_nothing_in_the_window_searches_as_typed(db: SqliteDatabase) -> No
     await boiler_history(db)
     result = await search(db, "the boiler filter in 2024", NOW_MS)
     assert result.time is not None and not result.time.applied
-    assert result.hits and result.hits[0].id == "april"
+    assert result.hits and result.hits[0].identity.id == "april"
 
 
 async def test_only_a_time_lists_the_window_records_of_the_day_first(db: SqliteDatabase
                                                                      ) -> None:
     await boiler_history(db)
     result = await search(db, "what did I write yesterday?", NOW_MS)
-    assert [h.id for h in result.hits] == ["Journal/2026-05-27.md", "Home/Shopping.md"]
+    assert [h.identity.id for h in result.hits] == ["Journal/2026-05-27.md", "Home/Shopping.md"]
     # The first is the day's record (its file name); the other was only touched then. The
     # daily note of the 20th, edited yesterday, states its own day: its file time is moot.
-    assert [h.relevance for h in result.hits] == [1.0, 0.5]
+    assert [h.scores.relevance for h in result.hits] == [1.0, 0.5]
 
 
 async def test_automatic_recall_of_a_day_injects_its_record(db: SqliteDatabase) -> None:
     await boiler_history(db)
     found = await gated(db, "what did I do yesterday?", NOW_MS)
-    assert [h.id for h in found.hits] == ["Journal/2026-05-27.md"]
+    assert [h.identity.id for h in found.hits] == ["Journal/2026-05-27.md"]
     assert found.time is not None and found.time.applied
 
 
@@ -88,7 +88,7 @@ async def test_automatic_recall_lists_no_long_span(db: SqliteDatabase) -> None:
 async def test_a_time_with_no_match_recalls_as_before(db: SqliteDatabase) -> None:
     await boiler_history(db)
     found = await gated(db, "the boiler needs a new filter today?", NOW_MS)
-    assert [h.id for h in found.hits][:1] == ["april"]
+    assert [h.identity.id for h in found.hits][:1] == ["april"]
     assert found.time is not None and not found.time.applied
 
 
@@ -99,7 +99,7 @@ async def test_the_owner_zone_decides_which_day_yesterday_is(db: SqliteDatabase)
                                message_id="late")
     in_utc = await search(db, "the cat yesterday", NOW_MS)
     in_rome = await search(db, "the cat yesterday", NOW_MS, zone=pick_zone("Europe/Rome"))
-    assert [h.id for h in in_utc.hits] == ["late"] and in_utc.time and in_utc.time.applied
+    assert [h.identity.id for h in in_utc.hits] == ["late"] and in_utc.time and in_utc.time.applied
     assert in_rome.time is not None and not in_rome.time.applied  # it was today there
     today_in_rome = await search(db, "the cat today", NOW_MS, zone=pick_zone("Europe/Rome"))
     assert today_in_rome.time is not None and today_in_rome.time.applied
@@ -110,7 +110,7 @@ async def test_a_stated_instant_dates_a_note(db: SqliteDatabase) -> None:
                                mtime=at("2026-01-01T00:00:00+00:00")).model_copy(
                                    update={"times": [at("2026-05-25T16:00:00+02:00")]}))
     result = await search(db, "retro this week", NOW_MS)
-    assert [h.id for h in result.hits] == ["Work/Retro.md"]
+    assert [h.identity.id for h in result.hits] == ["Work/Retro.md"]
     assert result.time is not None and result.time.applied
 
 
@@ -118,4 +118,15 @@ async def test_a_window_is_searched_lexically(db: SqliteDatabase) -> None:
     scope = scope_of("boiler yesterday", Mode.EXPLICIT, NOW_MS, pick_zone("UTC"))
     assert scope is not None
     found = await within(db, scope, Filters(), NOW_MS, RetrievalMode.HYBRID)
-    assert (found.mode, found.fallback) == (RetrievalMode.LEXICAL, FALLBACK_CODE)
+    assert (found.ran.mode, found.ran.fallback) == (RetrievalMode.LEXICAL, FALLBACK_CODE)
+
+
+async def test_a_window_keeps_the_searchs_statistics(db: SqliteDatabase) -> None:
+    # The gate reads the corpus sizes beside the IDFs (shared.rank.policy.names_only): a
+    # window's result carries both, as an unscoped search does.
+    await boiler_history(db)
+    scope = scope_of("boiler last week", Mode.EXPLICIT, NOW_MS, pick_zone("UTC"))
+    assert scope is not None
+    found = await within(db, scope, Filters(), NOW_MS, RetrievalMode.LEXICAL)
+    assert found.candidates and found.lexical.idf
+    assert found.lexical.docs == {"notes": 5, "messages": 2}

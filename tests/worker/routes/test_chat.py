@@ -11,8 +11,10 @@ import respx
 
 from local.sqlite_db import SqliteDatabase
 from shared.block.envelope import AROUND_LEADS, ASKED_LEAD, CLOSE, EXCERPT_LEAD, OPEN
+from shared.rank.confidence_models import LEXICAL
 from shared.text.tokenizer import MAX_QUERY_CHARS
 from tests.conftest import DAY_MS, NOW_MS, note, sync
+from tests.rows import one
 from worker.config import Runtime
 from worker.persona import PERSONA
 from worker.store import chats
@@ -68,7 +70,9 @@ async def test_request_carries_exactly_the_injected_hits_and_the_rules(
     assert assistant["sources"] == [{
         "n": 1, "kind": "note", "id": "Recipes/Sourdough.md", "label": "Sourdough bread",
         "snippet": assistant["sources"][0]["snippet"],
-        "href": "obsidian://open?vault=Life&file=Recipes%2FSourdough", "standing": None}]
+        "href": "obsidian://open?vault=Life&file=Recipes%2FSourdough", "standing": None,
+        "confidence": assistant["sources"][0]["confidence"], "less_certain": False}]
+    assert assistant["sources"][0]["confidence"] >= LEXICAL.threshold
 
 
 async def test_hostile_note_text_stays_inside_the_envelope(client: httpx.AsyncClient,
@@ -203,7 +207,7 @@ async def test_recall_failure_still_answers(client: httpx.AsyncClient,
 
 async def test_context_is_stored_raw(client: httpx.AsyncClient, db: SqliteDatabase) -> None:
     await chat(client, "hello from my phone", context={"client": "ios", "v": 2})
-    row = await db.prepare("SELECT context FROM messages WHERE role = 'user'").first()
+    row = await one(db.prepare("SELECT context FROM messages WHERE role = 'user'"))
     assert json.loads(row["context"]) == {"client": "ios", "v": 2}
 
 

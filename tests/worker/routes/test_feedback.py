@@ -9,6 +9,7 @@ import pytest
 from local.sqlite_db import SqliteDatabase
 from shared.rank.feedback import FEEDBACK_MAX, FEEDBACK_STEP, query_hash
 from tests.conftest import BASE_URL, DAY_MS, NOW_MS, note, sync
+from tests.rows import one
 from worker.recall.automatic import candidates
 from worker.store import forget
 
@@ -99,7 +100,7 @@ async def test_irrelevant_stops_reinjection_for_that_query_only(client: httpx.As
     # Another query may still recall it (only its small delta applies).
     for text, kept in ((QUESTION, False), ("when should I prune tomato side shoots?", True)):
         found, _ = await candidates(db, text, NOW_MS)
-        assert (NEWER in [c.id for c in found.candidates]) is kept
+        assert (NEWER in [c.identity.id for c in found.candidates]) is kept
     # Explicit search still lists it, a little lower.
     assert NEWER in [h["id"] for h in await ranked(client)]
 
@@ -124,8 +125,8 @@ async def test_a_message_source_is_judged_by_its_message(client: httpx.AsyncClie
     response = await judge(client, answer["assistant_message"]["id"], 1, "relevant")
     assert response.status_code == 200
     [row] = await stored(db)
-    target = await db.prepare("SELECT rid FROM messages WHERE id = ?").bind(
-        first["user_message"]["id"]).first()
+    target = await one(db.prepare("SELECT rid FROM messages WHERE id = ?").bind(
+        first["user_message"]["id"]))
     assert row["doc_message_rid"] == target["rid"] and row["note_rid"] is None
 
 

@@ -98,7 +98,7 @@ async def ok(response: httpx.Response) -> Any:
     return response.json()
 
 
-async def chat(http: httpx.AsyncClient, content: str) -> dict:
+async def chat(http: httpx.AsyncClient, content: str) -> dict[str, Any]:
     return await ok(await http.post("/api/chat", json={"content": content}))
 
 
@@ -152,7 +152,8 @@ def file_bytes(db: SqliteDatabase) -> bytes:
     return main.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
-async def seed_and_forget(http: httpx.AsyncClient, db: SqliteDatabase, kind: str) -> dict:
+async def seed_and_forget(http: httpx.AsyncClient, db: SqliteDatabase,
+                          kind: str) -> dict[str, Any]:
     """Put the words where a forget must find them, check they are there, forget."""
     fact = memory = None
     if kind in ("message", "conversation"):
@@ -183,8 +184,10 @@ async def seed_and_forget(http: httpx.AsyncClient, db: SqliteDatabase, kind: str
                                            json={"fact": "The garage locker has no code."}))
         return {"answers_withdrawn": len(edited["withdrawn_ids"])}
     if kind == "message":
+        assert fact is not None
         return await ok(await http.delete(f"/api/messages/{fact['user_message']['id']}"))
     if kind == "conversation":
+        assert fact is not None
         return await ok(await http.delete(f"/api/conversations/{fact['conversation_id']}"))
     if kind == "note_delete":
         return await ok(await sync(http, batch_id="gone",
@@ -200,7 +203,7 @@ async def test_after_a_forget_no_route_and_no_byte_of_the_file_holds_the_words(
     forgotten = await seed_and_forget(http, file_db, kind)
     # Both answers that had the words in view, however they got them, are withdrawn.
     withdrawn = forgotten.get("answers_withdrawn", forgotten.get("withdrawn"))
-    assert withdrawn >= 2, forgotten
+    assert withdrawn is not None and withdrawn >= 2, forgotten
 
     leaks = [body for body in await every_route(http, file_db, tmp_path / "export")
              if SECRET in body]

@@ -8,7 +8,8 @@ from typing import Any
 
 import httpx
 
-from shared.rank.policy import AUTOMATIC, REASONS
+from shared.rank.confidence_models import LEXICAL
+from shared.rank.policy import REASONS
 from tests.conftest import DAY_MS, NOW_MS, note, sync
 
 BOILER = note("Home/Boiler.md", "The boiler service is every October; the engineer is "
@@ -42,8 +43,8 @@ async def test_a_search_trace_lists_every_candidate_with_its_scores_and_decision
     got = await client.get("/api/inspect/search", params={"q": "boiler filter"})
     assert got.status_code == 200, got.text
     body = got.json()
-    assert (body["subject"], body["policy"], body["mode"], body["gate"]) == (
-        "search", "explicit", "lexical", "lexical")
+    assert (body["subject"], body["policy"], body["mode"], body["gate"]["model"]) == (
+        "search", "explicit", "lexical", LEXICAL.name)
     hits = [c for c in body["candidates"] if c["hit"]]
     # The trace's hits are the search's, in its order, with the same scores.
     assert [(c["id"], c["score"]) for c in hits] == [(h["id"], h["score"])
@@ -52,7 +53,8 @@ async def test_a_search_trace_lists_every_candidate_with_its_scores_and_decision
     # Lexical mode fuses no lists: the merged rank is the lexical one.
     assert boiler["rank"] == 1 and boiler["lexical_rank"] is None
     assert boiler["matched_terms"] == ["boiler", "filter"]
-    assert boiler["decision"]["rule"] == "relevance" and boiler["decision"]["passed"]
+    assert boiler["decision"]["rule"] == "listed" and boiler["decision"]["passed"]
+    assert 0.0 < boiler["confidence"] <= 1.0
     assert boiler["recency"] > 1.0 and boiler["standing"] > 0.0
     assert boiler["cosine"] is None and boiler["injected"] is None
     assert body["answer"] is None and body["hits"] == len(hits)
@@ -78,9 +80,10 @@ async def test_an_answer_trace_shows_what_was_injected_and_cited_and_why(
     boiler = _by_id(body)["Home/Boiler.md"]
     assert boiler["hit"] and boiler["injected"] and boiler["cited"] == 1
     assert boiler["after_question"] is False
-    assert boiler["decision"]["rule"] == "relevance"
-    assert boiler["decision"]["reason"] == REASONS["relevance"].format(
-        boiler["relevance"], AUTOMATIC.min_relevance)
+    assert boiler["decision"]["rule"] == "confident"
+    assert boiler["confidence"] >= LEXICAL.threshold
+    assert boiler["decision"]["reason"] == REASONS["confident"].format(
+        boiler["confidence"], LEXICAL.threshold, LEXICAL.name)
     # The owner's message leads to the same trace.
     again = (await client.get(f"/api/inspect/answers/{info['question_id']}")).json()
     assert again["answer"]["answer_id"] == answer["id"]
@@ -93,12 +96,11 @@ async def test_a_candidate_the_gate_refused_says_which_rule(
     body = (await client.get(
         f"/api/inspect/answers/{chat['assistant_message']['id']}")).json()
     rules = {c["id"]: c["decision"]["rule"] for c in body["candidates"]}
-    refused = {i: r for i, r in rules.items() if r not in ("relevance", "cosine", "together")}
+    refused = {i: r for i, r in rules.items() if r not in ("confident", "listed", "together")}
     assert refused, rules
     assert set(refused.values()) <= set(REASONS), refused
     for c in body["candidates"]:
-        assert c["decision"]["passed"] == (c["decision"]["rule"] in (
-            "relevance", "cosine", "cosine_support", "lexical_only", "pending", "together"))
+        assert c["decision"]["passed"] == (c["decision"]["rule"] in ("confident", "together"))
         assert c["hit"] == (c["decision"]["passed"]), c
 
 
@@ -107,7 +109,7 @@ async def test_why_is_this_missing_for_a_note_and_a_message(
     await _setup(client)
     found = (await client.get("/api/inspect/missing", params={
         "q": "boiler filter", "vault": "Life", "path": "Home/Boiler.md"})).json()
-    assert (found["status"], found["rule"]) == ("hit", "relevance")
+    assert (found["status"], found["rule"]) == ("hit", "listed")
     assert found["candidate"]["id"] == "Home/Boiler.md" and found["label"] == "Boiler"
 
     absent = (await client.get("/api/inspect/missing", params={

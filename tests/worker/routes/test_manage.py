@@ -11,6 +11,7 @@ from local.sqlite_db import SqliteDatabase
 from shared.api.wire import Source
 from shared.block.citations import message_href
 from tests.conftest import NOW_MS
+from tests.rows import one
 from worker.store import chats
 
 MATCH_SQL = ("SELECT rowid FROM conversation_units_fts "
@@ -23,8 +24,8 @@ async def fts_count(db: SqliteDatabase, word: str) -> int:
 
 async def docs(db: SqliteDatabase) -> int:
     """The conversation index's document count, checked against its units."""
-    row = await db.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'").first()
-    units = await db.prepare("SELECT count(*) AS n FROM conversation_units").first()
+    row = await one(db.prepare("SELECT docs FROM corpus_stats WHERE corpus = 'messages'"))
+    units = await one(db.prepare("SELECT count(*) AS n FROM conversation_units"))
     assert row["docs"] == units["n"]
     return int(row["docs"])
 
@@ -70,10 +71,10 @@ async def test_delete_message_forgets_text_citations_and_title(client: httpx.Asy
     assert await fts_count(db, "ceramic") == 0
     # The reply to it was written with it as its prompt: withdrawn, redacted, unindexed.
     assert await fts_count(db, "noted") == 0 and await docs(db) == before - 1
-    reply = await db.prepare("SELECT content, withdrawn_at FROM messages WHERE id = 'ok'"
-                             ).first()
+    reply = await one(db.prepare(
+        "SELECT content, withdrawn_at FROM messages WHERE id = 'ok'"))
     assert reply["content"] == "" and reply["withdrawn_at"] is not None
-    answer = await db.prepare("SELECT sources FROM messages WHERE id = 'answer'").first()
+    answer = await one(db.prepare("SELECT sources FROM messages WHERE id = 'answer'"))
     assert [s["id"] for s in json.loads(answer["sources"])] == ["Home.md"]
     title = await db.prepare("SELECT title FROM conversations WHERE id = 'keys'").first()
     assert title == {"title": ""}
@@ -120,7 +121,7 @@ async def test_renamed_title_survives_forgetting_the_first_message(
     assert (await client.patch("/api/conversations/keys", json={"title": "Keys"})
             ).status_code == 200
     await client.delete("/api/messages/fact")
-    row = await db.prepare("SELECT title FROM conversations WHERE id = 'keys'").first()
+    row = await one(db.prepare("SELECT title FROM conversations WHERE id = 'keys'"))
     assert row == {"title": "Keys"}
 
 
@@ -130,7 +131,7 @@ async def test_forgetting_a_later_message_keeps_the_title(client: httpx.AsyncCli
                                new_conversation=True)
     await chats.append_message(db, "c", "user", "hello", NOW_MS + 1, message_id="m2")
     await client.delete("/api/messages/m2")
-    row = await db.prepare("SELECT title FROM conversations WHERE id = 'c'").first()
+    row = await one(db.prepare("SELECT title FROM conversations WHERE id = 'c'"))
     assert row == {"title": "hello"}
 
 

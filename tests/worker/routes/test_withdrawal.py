@@ -99,13 +99,13 @@ async def test_a_withdrawn_reply_is_not_brought_with_its_question(
     await sync(client, deletes=[{"path": "Recipes/Sourdough.md", "deleted_at": NOW_MS}],
                batch_id="gone")
     listed = (await search(db, QUESTION, NOW_MS + 10_000)).hits
-    questions = [h for h in listed if h.kind == "message" and h.role == "user"]
+    questions = [h for h in listed if h.identity.kind == "message" and h.identity.role == "user"]
     assert questions, "search still lists the owner's earlier question"
-    assert all(h.reply is None for h in await with_replies(db, questions))
+    assert all(h.message.reply is None for h in await with_replies(db, questions))
     # Without its answer it is a bare question, no memory: automatic recall leaves it out.
     found = await gated(db, "how long do I bake sourdough with steam in the oven?",
                         NOW_MS + 10_000)
-    assert not [h for h in found.hits if h.kind == "message"]
+    assert not [h for h in found.hits if h.identity.kind == "message"]
 
 
 async def test_an_answer_shown_a_note_it_never_cited_is_withdrawn_with_it(

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.asgi import WithEnv
 from tests.conftest import BASE_URL
 from worker.app import create_app
 from worker.config import Runtime
@@ -25,16 +26,6 @@ def fresh_jwks() -> Iterator[None]:
 def configure(runtime: Runtime, **changes: Any) -> None:
     """Change the settings the running test app sees (it reads them per request)."""
     runtime.settings = replace(runtime.settings, **changes)
-
-
-class WithEnv:
-    """Puts a plain mapping where the Workers adapter puts `env` (as in production)."""
-
-    def __init__(self, app: Any, env: dict[str, str]) -> None:
-        self.app, self.env = app, env
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        await self.app({**scope, "env": self.env}, receive, send)
 
 
 @pytest.fixture

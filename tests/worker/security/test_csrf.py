@@ -7,6 +7,7 @@ import pytest
 
 from local.sqlite_db import SqliteDatabase
 from tests.conftest import auth
+from tests.rows import one
 from tests.worker.security.conftest import configure
 from worker.config import Runtime
 from worker.security.csrf import origin_of
@@ -16,7 +17,7 @@ CHAT = b'{"content": "planted by another site"}'
 
 
 async def stored(db: SqliteDatabase) -> int:
-    return (await db.prepare("SELECT count(*) AS n FROM messages").first())["n"]
+    return (await one(db.prepare("SELECT count(*) AS n FROM messages")))["n"]
 
 
 @pytest.mark.parametrize("content_type", [

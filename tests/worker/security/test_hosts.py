@@ -13,6 +13,7 @@ from local.server import local_app, settings_for_bind
 from local.sqlite_db import SqliteDatabase
 from shared.api.errors import ConfigError
 from tests.conftest import auth, heartbeat
+from tests.rows import one
 from tests.worker.security.conftest import configure
 from worker.config import OwnerAuth, Runtime, Settings
 from worker.security.hosts import LOOPBACK_HOSTS, host_name
@@ -73,7 +74,7 @@ async def test_a_wide_host_list_turns_local_owner_off(client: httpx.AsyncClient,
             assert "OWNER_TOKEN" in error["message"] and "ALLOWED_HOSTS" in error["message"]
         chat = await client.post("/api/chat", json={"content": "plant this"}, headers=origin)
         assert chat.status_code == 403
-    assert (await db.prepare("SELECT count(*) AS n FROM messages").first())["n"] == 0
+    assert (await one(db.prepare("SELECT count(*) AS n FROM messages")))["n"] == 0
     # The owner token opens it again, and the hub's routes never depended on it.
     configure(runtime, owner_token="o")
     response = await client.get("/api/conversations",

@@ -13,6 +13,7 @@ from local.sqlite_db import SqliteDatabase
 from shared.api.errors import BadRequest
 from shared.api.json_bounds import _STRING, JsonLimits, _hop_strings, loads_bounded
 from tests.conftest import auth
+from tests.rows import one
 from worker.cursors import parse_conversation_cursor
 
 JSON = {"content-type": "application/json"}
@@ -32,7 +33,7 @@ async def test_hostile_chat_bodies(client: httpx.AsyncClient, db: SqliteDatabase
     response = await client.post("/api/chat", content=body, headers=JSON)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == code
-    assert (await db.prepare("SELECT count(*) AS n FROM messages").first())["n"] == 0
+    assert (await one(db.prepare("SELECT count(*) AS n FROM messages")))["n"] == 0
 
 
 @pytest.mark.parametrize(("body", "code"), HOSTILE)

@@ -9,11 +9,12 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
+from starlette.types import Receive, Scope, Send
 
 from local.server import WithRuntime
 from shared.api.errors import TooManyRequests
+from tests.asgi import WithEnv
 from tests.conftest import BASE_URL
-from tests.worker.security.conftest import WithEnv
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.security.ratelimit import EDGE_PERIOD_S, TokenBuckets, enforce
@@ -82,9 +83,9 @@ class FakeRateLimiter:
     """The Workers Rate Limiting binding's documented shape: limit({key}) → {success}."""
 
     def __init__(self, allow: int) -> None:
-        self.allow, self.keys = allow, []
+        self.allow, self.keys = allow, list[str]()
 
-    async def limit(self, options: dict) -> dict:
+    async def limit(self, options: dict[str, str]) -> dict[str, bool]:
         self.keys.append(options["key"])
         return {"success": len(self.keys) <= self.allow}
 
@@ -168,10 +169,10 @@ async def test_distributed_guessing_is_bounded_but_a_known_browser_gets_through(
 async def test_at_the_edge_the_client_is_cf_connecting_ip(fake_clock: FakeClock) -> None:
     """The Workers adapter gives no peer address; Cloudflare sets CF-Connecting-IP."""
     env = SimpleNamespace(OWNER_TOKEN="o")
-    app = WithEnv(create_app(clock=fake_clock), env)  # type: ignore[arg-type]
+    app = WithEnv(create_app(clock=fake_clock), env)
 
     class NoPeer:
-        async def __call__(self, scope: dict, receive, send) -> None:
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
             await app({**scope, "client": None}, receive, send)
 
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=NoPeer()),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 import time
 import types
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -16,6 +16,7 @@ import pytest
 
 from local.migrate import migrate
 from local.sqlite_db import SqliteDatabase
+from tests.asgi import WithEnv
 from tests.conftest import BASE_URL, LIFE_ID, TOKEN, auth, batch, note
 from tests.worker.semantic.fake_vectorize import FakeVectorize
 from tests.worker.semantic.fake_workers_ai import FakeWorkersAI
@@ -78,18 +79,6 @@ class Env:
             setattr(self, name, value)
 
 
-class WithEnv:
-    """Puts `env` in the ASGI scope, where the Workers ASGI adapter puts it."""
-
-    def __init__(self, app: Any, env: Env) -> None:
-        self.app, self.env = app, env
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            scope = {**scope, "env": self.env}
-        await self.app(scope, receive, send)
-
-
 @pytest.fixture
 async def d1() -> AsyncIterator[SqliteDatabase]:
     database = SqliteDatabase(":memory:")
@@ -99,7 +88,7 @@ async def d1() -> AsyncIterator[SqliteDatabase]:
 
 
 @pytest.fixture
-def waited(monkeypatch: pytest.MonkeyPatch) -> list[Coroutine[Any, Any, Any]]:
+def waited(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Coroutine[Any, Any, Any]]]:
     """`workers.wait_until` as the runtime provides it: work handed over outlives the
     response; the test runs it when it chooses (and closes what it never ran)."""
     handed: list[Coroutine[Any, Any, Any]] = []

@@ -125,11 +125,15 @@ BAD_RECORDS = {
     "empty id": (VectorRecord(id="", values=[1, 0, 0, 0]), "non-empty string"),
     "wrong dimension": (VectorRecord(id="a", values=[1, 0, 0]), "3 dimensions"),
     "NaN value": (VectorRecord(id="a", values=[math.nan, 0, 0, 0]), "NaN"),
-    "string value": (VectorRecord(id="a", values=["1", 0, 0, 0]), "not a number"),
-    "values as a string": (VectorRecord(id="a", values="1234"), "list of numbers"),
+    # The wrong types are the point of these three.
+    "string value": (VectorRecord(id="a", values=["1", 0, 0, 0]),  # type: ignore[list-item]
+                     "not a number"),
+    "values as a string": (VectorRecord(id="a", values="1234"),  # type: ignore[arg-type]
+                           "list of numbers"),
     "metadata over 10 KiB": (VectorRecord(id="a", values=[1, 0, 0, 0],
                                           metadata={"text": "x" * 10_240}), "10251 bytes"),
-    "list metadata": (VectorRecord(id="a", values=[1, 0, 0, 0], metadata={"tags": ["a"]}),
+    "list metadata": (VectorRecord(id="a", values=[1, 0, 0, 0],
+                                   metadata={"tags": ["a"]}),  # type: ignore[dict-item]
                       "is a list"),
     "dotted key": (VectorRecord(id="a", values=[1, 0, 0, 0], metadata={"a.b": 1}), "'a.b'"),
     "dollar key": (VectorRecord(id="a", values=[1, 0, 0, 0], metadata={"$x": 1}), "'\\$x'"),

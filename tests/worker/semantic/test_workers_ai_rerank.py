@@ -61,7 +61,7 @@ async def test_an_empty_query_is_refused_before_any_call(query: Any) -> None:
 
 async def test_non_string_passages_are_refused() -> None:
     with pytest.raises(RerankerError, match="passage 1 is a int"):
-        await WorkersAIReranker(FakeWorkersAI()).rerank("q", ["a", 3])
+        await WorkersAIReranker(FakeWorkersAI()).rerank("q", ["a", 3])  # type: ignore[list-item]  # the bad input is the point
     with pytest.raises(RerankerError, match="not one string"):
         await WorkersAIReranker(FakeWorkersAI()).rerank("q", "abc")
 

@@ -4,9 +4,10 @@ sync batch's counts are read by statement key, whatever the mix of items."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from local.sqlite_db import SqliteDatabase
-from shared.api.sync_payload import NoteDelete, SyncBatch
+from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch
 from tests.conftest import LIFE_ID, NOW_MS, note
 from worker.store import notes, vaults
 from worker.store.notes import NOTE_COLUMNS, UPSERT_NOTE_SQL, NoteRow, note_row
@@ -37,7 +38,8 @@ async def test_a_mixed_batch_counts_each_item_by_its_key(db: SqliteDatabase) -> 
     first = (await vaults.heartbeat(db, LIFE_ID, "Life", NOW_MS)).vault.seq
     later = (await vaults.heartbeat(db, LIFE_ID, "Life", NOW_MS + 1)).vault.seq
 
-    def batch(batch_id: str, seq: int, upserts: list, deletes: list[str] = ()) -> SyncBatch:
+    def batch(batch_id: str, seq: int, upserts: list[NoteUpsert],
+              deletes: Sequence[str] = ()) -> SyncBatch:
         return SyncBatch(batch_id=batch_id, vault_id=LIFE_ID, vault="Life", seq=seq,
                          upserts=upserts, deletes=[NoteDelete(path=p, deleted_at=NOW_MS)
                                                    for p in deletes])

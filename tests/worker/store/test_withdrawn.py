@@ -6,9 +6,11 @@ and an answer that quotes one already withdrawn is withdrawn as it is stored."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from local.sqlite_db import SqliteDatabase
 from tests.conftest import NOW_MS, note, store_notes
+from tests.rows import one
 from worker.store import chats, citations, forget, quotes
 from worker.store.citations import Citation
 
@@ -17,7 +19,7 @@ NOTE = note("Home/Locker.md", "The garage locker code is 4471. The pump is on th
 
 
 async def answer(db: SqliteDatabase, name: str, quoting: list[str], at: int,
-                 cited: list[Citation] = ()) -> None:
+                 cited: Sequence[Citation] = ()) -> None:
     """An exchange in conversation `name`: a question, and an answer that was shown the
     messages `quoting` (and cited the notes `cited`)."""
     await chats.append_message(db, name, "user", f"question {name}", at,
@@ -36,7 +38,7 @@ async def states(db: SqliteDatabase) -> dict[str, tuple[bool, str]]:
 
 
 async def chain(db: SqliteDatabase, first_quotes: list[str],
-                cited: list[Citation] = ()) -> None:
+                cited: Sequence[Citation] = ()) -> None:
     """a-1 quotes `first_quotes`; a-2 quotes only a-1, a-3 only a-2, a-4 only a-3; a-x
     quotes nothing."""
     await answer(db, "1", first_quotes, NOW_MS + 10, cited)
@@ -63,7 +65,7 @@ async def test_forgetting_a_message_withdraws_the_whole_chain_of_quotes(
 async def test_deleting_a_note_withdraws_the_whole_chain_and_its_citations(
         db: SqliteDatabase) -> None:
     await store_notes(db, NOTE, batch_id="seed")
-    vid = (await db.prepare("SELECT vid FROM vaults").first())["vid"]
+    vid = (await one(db.prepare("SELECT vid FROM vaults")))["vid"]
     await chain(db, [], [Citation(vid=vid, path=NOTE.path, excerpt="locker code is 4471")])
     result = await store_notes(db, deletes=[{"path": NOTE.path, "deleted_at": NOW_MS + 95}],
                                batch_id="gone", now_ms=NOW_MS + 100)
@@ -77,7 +79,7 @@ async def test_deleting_a_note_withdraws_the_whole_chain_and_its_citations(
 async def test_editing_the_quoted_fact_out_of_a_note_withdraws_the_chain(
         db: SqliteDatabase) -> None:
     await store_notes(db, NOTE, batch_id="seed")
-    vid = (await db.prepare("SELECT vid FROM vaults").first())["vid"]
+    vid = (await one(db.prepare("SELECT vid FROM vaults")))["vid"]
     await chain(db, [], [Citation(vid=vid, path=NOTE.path, excerpt="locker code is 4471")])
     edited = note(NOTE.path, "The pump is on the shelf.", title="Locker", mtime=NOW_MS)
     result = await store_notes(db, edited, batch_id="edit", now_ms=NOW_MS + 100)
@@ -94,5 +96,5 @@ async def test_an_answer_quoting_an_answer_withdrawn_meanwhile_is_withdrawn_at_o
     # Recalled before the forget, stored after it.
     await answer(db, "late", ["a-1"], NOW_MS + 30)
     assert (await states(db))["a-late"] == (True, "")
-    row = await db.prepare("SELECT sources FROM messages WHERE id = 'a-late'").first()
+    row = await one(db.prepare("SELECT sources FROM messages WHERE id = 'a-late'"))
     assert json.loads(row["sources"]) == []

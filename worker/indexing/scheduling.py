@@ -7,8 +7,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from worker.indexing.indexer import index_pending
 from worker.recall.corpora import VECTOR_BY_NAME
-from worker.semantic.indexer import index_pending
 from worker.store.pause import pause_state
 
 if TYPE_CHECKING:

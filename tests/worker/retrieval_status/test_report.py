@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from worker.recall.retrieval_mode import RetrievalMode
-from worker.semantic.semantics import Semantics
-from worker.semantic.status import (
+from worker.retrieval_status.report import (
     WITHOUT_RERANKER,
     ModelVectors,
     retrieval_status,
     vector_health,
 )
+from worker.semantic.semantics import Semantics
 
 MODEL = "local/all-MiniLM-L6-v2-int8@8199be6f699a.be50c3628f2b/t256"
 OLD = "local/all-MiniLM-L6-v2-int8@000000000000.be50c3628f2b/t256"

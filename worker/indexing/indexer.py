@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from worker.db import Database
 from worker.recall.corpora import VECTOR_CORPORA
+from worker.recall.vector_corpora import VectorCorpus
 from worker.semantic.ports import VectorRecord, vector_id
 from worker.semantic.semantics import Semantics
-from worker.semantic.units import VectorCorpus
 
 RECORD_SQL = """
 INSERT INTO vector_units (vector_id, corpus, unit_id, model, dimensions, embedded_at)

@@ -77,7 +77,8 @@ class RetrievalStatus:
     vectors: VectorHealth | None
     notes: list[str] = field(default_factory=list)
     indexing: Indexing | None = None
-    embedder_error: str | None = None  # the embedder does not answer (worker/semantic/probe.py)
+    # The embedder does not answer (worker/retrieval_status/probe.py).
+    embedder_error: str | None = None
 
 
 def _duration(seconds: int) -> str:

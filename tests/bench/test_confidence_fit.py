@@ -1,0 +1,60 @@
+"""The fit of the confidence model (bench/confidence_fit.py): it recovers a known logistic
+model, replays the gate on estimates as automatic recall would, and rewrites the constants
+file keeping the other model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench import confidence_fit as cf
+from shared.rank.evidence import FEATURES
+from shared.rank.policy import AUTOMATIC
+from worker.recall.retrieval_mode import RetrievalMode
+
+
+def test_the_fit_recovers_a_known_model() -> None:
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(4_000, 3))
+    truth = np.array([2.0, -1.0, 0.0])
+    y = (rng.random(4_000) < 1 / (1 + np.exp(-(0.5 + x @ truth)))).astype(float)
+    bias, weights = cf.fit(x, y, np.ones(4_000), l2=0.0)
+    assert bias == pytest.approx(0.5, abs=0.15)
+    assert weights == pytest.approx(truth, abs=0.15)
+
+
+def _row(query: str, rank: int, relevant: bool, answerable: bool, stage: int = 1) -> cf.Row:
+    return cf.Row("s", query, stage, rank, f"g{rank}", (0.0,) * len(FEATURES), relevant,
+                  answerable)
+
+
+def test_the_gate_is_replayed_in_list_order_within_the_time_named_first() -> None:
+    rows = [_row("a", 1, False, True), _row("a", 2, True, True),  # answerable
+            _row("n", 1, False, False),  # no answer
+            _row("t", 1, True, True, stage=0), _row("t", 1, False, True, stage=1)]
+    p = np.array([0.9, 0.8, 0.3, 0.6, 0.9])
+    tally = cf.gate_figures(rows, p, 0.5)["s"]
+    assert (tally["hit"], tally["answerable"], tally["fp"], tally["empty"]) == (2, 2, 0, 1)
+    tally = cf.gate_figures(rows, p, 0.85)["s"]
+    # "a": only its irrelevant first hit passes; "t": the scoped stage has none, so as typed.
+    assert (tally["hit"], tally["answerable"]) == (0, 2)
+    many = [_row("m", r, r == AUTOMATIC.max_hits + 1, True) for r in range(1, 6)]
+    assert cf.gate_figures(many, np.full(5, 0.9), 0.5)["s"]["hit"] == 0  # past max_hits
+
+
+def test_writing_one_model_keeps_the_other(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cf, "MODELS_FILE", tmp_path / "models.py")
+    weights = np.zeros(len(FEATURES))
+    for mode, threshold in ((RetrievalMode.LEXICAL, 0.4), (RetrievalMode.ADAPTIVE, 0.6),
+                            (RetrievalMode.LEXICAL, 0.45)):
+        name, prefixes = cf.FIT_FOR[mode]
+        cf.write_model(mode, cf.model_source(name, prefixes, -1.0, weights, threshold,
+                                             threshold, "Fitted on a test."))
+    namespace: dict[str, object] = {}
+    exec(compile(cf.MODELS_FILE.read_text(encoding="utf-8"), "models.py", "exec"), namespace)
+    assert namespace["LEXICAL"].threshold == 0.45  # type: ignore[attr-defined]
+    assert namespace["MINILM"].threshold == 0.6  # type: ignore[attr-defined]
+    assert namespace["MODELS"] == (namespace["MINILM"],)
