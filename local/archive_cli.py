@@ -67,9 +67,13 @@ def cmd_import(args: argparse.Namespace) -> int:
                 added, present = added + done.added, present + done.present
                 if progress is not None:
                     progress("import", i, len(parsed.conversations))
+            extras = asyncio.run(archive.restore_extras(db, parsed.feedback,
+                                                        parsed.saved_memories))
     finally:
         db.close()
     print(f"imported {summary}: {added} added, {present} already present"
+          + (f", {extras.feedback} judgment(s) and {extras.saved_memories} saved "
+             "memory(ies) restored" if extras.feedback or extras.saved_memories else "")
           + (f", {len(parsed.problems)} problem(s) above" if parsed.problems else ""))
     return 0 if parsed.conversations else 1
 
@@ -78,15 +82,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     import asyncio
 
     from shared.archive import export
-    from worker.store import archive
+    from worker.store import archive, memories
 
     out = Path(args.out)
     db = _open(args.db, args.migrations)
     try:
         conversations, messages, feedback = asyncio.run(archive.export_rows(db))
+        saved = asyncio.run(memories.list_memories(db))
     finally:
         db.close()
-    doc = export.document(conversations, messages, feedback, int(time.time() * 1000))
+    doc = export.document(conversations, messages, feedback, int(time.time() * 1000), saved)
     (out / "conversations").mkdir(parents=True, exist_ok=True)
     (out / "mallory-export.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1),
                                              encoding="utf-8")

@@ -25,6 +25,7 @@ from worker.routes import (
     inspect,
     manage,
     mcp,
+    memories,
     pause,
     search,
     status,
@@ -39,6 +40,7 @@ ROUTES: list[BaseRoute] = [
     *search.routes, *chat.routes, *feedback.routes, *conversations.routes, *manage.routes,
     *status.routes, *vault.routes, *login.routes, *openapi.routes, *archive.routes,
     *mcp.routes, *inspect.routes, *pause.routes,
+    *memories.routes,
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 

@@ -17,6 +17,7 @@ from shared.block.citations import guard_citations
 from shared.block.envelope import Injected
 from shared.knowledge.bundles import with_partners
 from shared.rank.policy import AUTOMATIC
+from shared.text.remember import proposed_fact
 from shared.time.zones import pick_zone
 from worker.config import Runtime
 from worker.indexing.scheduling import schedule_indexing
@@ -89,6 +90,7 @@ async def chat_turn(runtime: Runtime, request: ChatRequest) -> ChatResponse:
     schedule_indexing(runtime, ("messages",))
     return ChatResponse(
         conversation_id=conversation_id, incognito=incognito,
+        proposed_memory=proposed_fact(request.content),
         user_message=message_out(user_message),
         assistant_message=message_out(assistant),
         recall=RecallInfo(injected=len(recall.injected), error=recall.error,

@@ -12,6 +12,7 @@ from typing import Any
 from shared.api import wire
 from shared.api.protocol import STALE_AFTER_INTERVALS
 from shared.api.wire import SearchHit, Source
+from shared.block.citations import message_href
 from shared.block.envelope import Injected
 from shared.knowledge.labels import standing_label
 from shared.rank.candidate import Candidate
@@ -30,6 +31,7 @@ from worker.retrieval_status.report import RetrievalStatus
 from worker.store.chats import Message
 from worker.store.feedback import Recorded
 from worker.store.forget import Forgotten
+from worker.store.memories import Memory
 from worker.store.pause import PauseState
 from worker.store.vaults import Vault
 
@@ -174,6 +176,22 @@ def status_out(row: Mapping[str, Any], vaults: Sequence[Vault], settings: Settin
         retrieval=retrieval(retrieval_status),
         memory=memory_state(PauseState.from_row(row)),
         vaults=per_vault)
+
+
+def memory_out(memory: Memory) -> wire.MemoryOut:
+    source = memory.source_message_id
+    return wire.MemoryOut(id=memory.id, fact=memory.fact, href=message_href(memory.id),
+                          source_message_id=source,
+                          source_href=message_href(source) if source else None,
+                          created_at=iso(memory.created_at))
+
+
+def memories_page(memories: Sequence[Memory]) -> wire.MemoriesPage:
+    return wire.MemoriesPage(memories=[memory_out(m) for m in memories])
+
+
+def memory_edited(memory: Memory, gone: Forgotten) -> wire.MemoryEdited:
+    return wire.MemoryEdited(memory=memory_out(memory), withdrawn_ids=list(gone.withdrawn_ids))
 
 
 def memory_state(state: PauseState) -> wire.MemoryState:

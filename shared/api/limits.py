@@ -61,6 +61,10 @@ MAX_RENAME_BODY_BYTES = 4_000
 # the Recall block holds a handful (shared/block/envelope.py), so 999 leaves ample room.
 MAX_FEEDBACK_BODY_BYTES = 2_000
 MAX_PAUSE_BODY_BYTES = 200
+# A saved memory is a short fact (README, "Saved memories"); its body as JSON, even with
+# every character a \uXXXX surrogate pair, stays under the body limit.
+MAX_MEMORY_CHARS = 500
+MAX_MEMORY_BODY_BYTES = 8_000
 MAX_SOURCE_NUMBER = 999
 
 # Any owner route's body (chat is the largest); the entry refuses a larger declared one

@@ -15,6 +15,7 @@ from shared.api.limits import (
     MAX_CHAT_CHARS,
     MAX_CONTEXT_BYTES,
     MAX_CONVERSATION_TITLE_CHARS,
+    MAX_MEMORY_CHARS,
     MAX_SOURCE_NUMBER,
 )
 from shared.rank.feedback import Judgment
@@ -107,3 +108,30 @@ class PauseRequest(Strict):
     resume it."""
 
     paused: bool = Field(strict=True)
+
+
+def _fact(v: str) -> str:
+    v = v.strip()
+    if not 1 <= len(v) <= MAX_MEMORY_CHARS:
+        raise ValueError(f"fact is {len(v)} characters after trimming; a saved memory is 1 "
+                         f"to {MAX_MEMORY_CHARS}")
+    if _CONTROL.sub("", v.replace("\n", "")) != v.replace("\n", ""):
+        raise ValueError("fact must hold no control characters but line breaks")
+    return v
+
+
+class MemoryRequest(Strict):
+    """POST /api/memories: a fact the owner approved, and the message it came from."""
+
+    fact: str
+    source_message_id: str | None = Field(default=None, min_length=1, max_length=100)
+
+    _check_fact = field_validator("fact")(_fact)
+
+
+class MemoryEditRequest(Strict):
+    """PATCH /api/memories/{id}: the fact as the owner corrected it."""
+
+    fact: str
+
+    _check_fact = field_validator("fact")(_fact)

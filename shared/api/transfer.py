@@ -23,6 +23,10 @@ class ImportResult(BaseModel):
     messages: int = Field(description="messages read from the file")
     added: int = Field(description="messages stored now (0 on a dry run)")
     already_present: int = Field(description="messages stored by an earlier import")
+    forgotten: int = Field(description="messages you forgot since an earlier import: "
+                           "never brought back")
+    feedback: int = Field(description="judgments of sources restored (a Mallory export)")
+    saved_memories: int = Field(description="saved memories restored (a Mallory export)")
     problems: list[ImportProblem] = Field(description="what was skipped or cut, and why")
 
 

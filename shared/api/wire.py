@@ -129,6 +129,9 @@ class RecallInfo(Wire):
 
 class ChatResponse(Wire):
     conversation_id: str
+    proposed_memory: str | None = Field(description="the fact a \"Remember that …\" "
+                                        "message asks to save, for the owner to confirm or "
+                                        "edit (POST /api/memories); nothing is saved yet")
     incognito: bool = Field(description="the conversation never becomes memory: nothing "
                             "of it is indexed or recalled")
     user_message: MessageOut
@@ -309,6 +312,26 @@ class Retrieval(BaseModel):
                                           "indexing is; null without an embedder")
     notes: list[str] = Field(default_factory=list, description="why retrieval is not what "
                              "was configured, in words")
+
+
+class MemoryOut(Wire):
+    id: str = Field(description="the saved memory's id (its message's)")
+    fact: str
+    href: str = Field(description="/?msg=<id>: where recall's links to it point")
+    source_message_id: str | None = Field(description="the message it was saved from; "
+                                          "null when saved directly or that was forgotten")
+    source_href: str | None
+    created_at: Iso
+
+
+class MemoriesPage(Wire):
+    memories: list[MemoryOut] = Field(description="newest first")
+
+
+class MemoryEdited(Wire):
+    memory: MemoryOut = Field(description="the corrected fact, under a new id")
+    withdrawn_ids: list[str] = Field(description="answers given with the old fact in "
+                                     "view, withdrawn with it")
 
 
 class MemoryState(Wire):

@@ -20,7 +20,8 @@ def _iso(ms: int) -> str:
 
 
 def document(conversations: Sequence[Mapping[str, Any]], messages: Iterable[Any],
-             feedback: Sequence[Mapping[str, Any]], now_ms: int) -> dict[str, Any]:
+             feedback: Sequence[Mapping[str, Any]], now_ms: int,
+             saved_memories: Iterable[Any] = ()) -> dict[str, Any]:
     by_conversation: dict[str, list[dict[str, Any]]] = {}
     for m in messages:
         by_conversation.setdefault(m.conversation_id, []).append({
@@ -41,9 +42,9 @@ def document(conversations: Sequence[Mapping[str, Any]], messages: Iterable[Any]
                                    if f["note_path"] is not None
                                    else {"kind": "message", "id": f["message_id"]})}
                      for f in feedback],
-        # Saved memories are not a kind of memory yet; the key is here so that a reader of
-        # version 1 finds it in every file.
-        "saved_memories": [],
+        "saved_memories": [{"id": m.id, "fact": m.fact,
+                            "source_message_id": m.source_message_id,
+                            "created_at": m.created_at} for m in saved_memories],
     }
 
 

@@ -3,7 +3,12 @@
     {"format": "mallory-export", "version": 1, "exported_at": ms,
      "conversations": [{id, title, created_at, updated_at, incognito,
                         messages: [{id, role, content, created_at, sources, judgments}]}],
-     "feedback": [...], "saved_memories": [...]}
+     "feedback": [{answer_id, n, judgment, created_at, query_hash,
+                   document: {kind: note, vault, path} | {kind: message, id}}],
+     "saved_memories": [{id, fact, source_message_id, created_at}]}
+
+Saved memories are messages of the conversation 'saved-memories', exported with it; the
+list says which (and where each came from).
 
 Ids are Mallory's own, so an export imported into an empty Mallory recreates the same
 conversations and messages under the same ids (and `/?msg=` links keep working).
@@ -17,6 +22,8 @@ from shared.api.wire import Source
 from shared.archive.records import (
     BadItem,
     ImportedConversation,
+    ImportedJudgment,
+    ImportedMemory,
     ImportedMessage,
     Parsed,
     Problem,
@@ -74,4 +81,56 @@ def parse(data: object) -> Parsed:
     if data.get("version") != VERSION:
         raise ValueError(f"this Mallory reads export version {VERSION}, the file is "
                          f"version {data.get('version')!r}")
-    return parse_each(data.get("conversations"), "Mallory", one)
+    parsed = parse_each(data.get("conversations"), "Mallory", one)
+    for index, item in enumerate(_list(data.get("feedback"))):
+        try:
+            parsed.feedback.append(_judgment(item))
+        except BadItem as exc:
+            parsed.problems.append(Problem(f"feedback {index}", f"{exc}: skipped"))
+    for index, item in enumerate(_list(data.get("saved_memories"))):
+        try:
+            parsed.saved_memories.append(_memory(item))
+        except BadItem as exc:
+            parsed.problems.append(Problem(f"saved memory {index}", f"{exc}: skipped"))
+    return parsed
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _text(item: dict[str, object], key: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str) or not value:
+        raise BadItem(f"needs {key} as text")
+    return value
+
+
+def _judgment(item: object) -> ImportedJudgment:
+    if not isinstance(item, dict):
+        raise BadItem("is not a judgment object")
+    judgment, n = item.get("judgment"), item.get("n")
+    if judgment not in ("relevant", "irrelevant"):
+        raise BadItem("judgment must be relevant or irrelevant")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise BadItem("n must be a source number (1, 2, ...)")
+    doc = item.get("document")
+    if not isinstance(doc, dict) or doc.get("kind") not in ("note", "message"):
+        raise BadItem("document must be a note {vault, path} or a message {id}")
+    note = (_text(doc, "vault"), _text(doc, "path")) if doc["kind"] == "note" else None
+    return ImportedJudgment(answer_id=_text(item, "answer_id"), n=n,
+                            judgment=judgment,  # type: ignore[arg-type]
+                            query_hash=_text(item, "query_hash"),
+                            created_at=_int(item.get("created_at"), "created_at"),
+                            note=note,
+                            message_id=_text(doc, "id") if note is None else None)
+
+
+def _memory(item: object) -> ImportedMemory:
+    if not isinstance(item, dict):
+        raise BadItem("is not a saved memory object")
+    source = item.get("source_message_id")
+    if source is not None and not isinstance(source, str):
+        raise BadItem("source_message_id must be a message id or null")
+    return ImportedMemory(id=_text(item, "id"), source_message_id=source,
+                          created_at=_int(item.get("created_at"), "created_at"))

@@ -41,6 +41,29 @@ class ImportedConversation:
 
 
 @dataclass(frozen=True)
+class ImportedJudgment:
+    """The owner's 👍/👎 on source `n` of answer `answer_id` (a Mallory export's
+    `feedback`): restored when the answer and the judged document are stored."""
+
+    answer_id: str
+    n: int
+    judgment: Literal["relevant", "irrelevant"]
+    query_hash: str
+    created_at: int  # ms
+    note: tuple[str, str] | None  # (vault name, path) of a judged note
+    message_id: str | None  # a judged message
+
+
+@dataclass(frozen=True)
+class ImportedMemory:
+    """A saved memory of a Mallory export: its message is one of the export's messages."""
+
+    id: str
+    source_message_id: str | None
+    created_at: int  # ms
+
+
+@dataclass(frozen=True)
 class Problem:
     item: str  # which conversation or message, as the owner can find it in the file
     message: str
@@ -50,6 +73,9 @@ class Problem:
 class Parsed:
     conversations: list[ImportedConversation] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # Only a Mallory export holds these.
+    feedback: list[ImportedJudgment] = field(default_factory=list)
+    saved_memories: list[ImportedMemory] = field(default_factory=list)
 
     @property
     def message_count(self) -> int:

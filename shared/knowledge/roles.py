@@ -39,6 +39,10 @@ EVIDENCE_TYPES = frozenset({
 })
 # Past conversations are evidence by definition.
 MESSAGE_ROLE: KnowledgeRole = "evidence"
+# A saved memory (README, "Saved memories"): a message the owner approved as a fact,
+# ranked as a stable canonical note is. No other message carries a role but evidence.
+SAVED_MEMORY_ROLE: KnowledgeRole = "canonical"
+SAVED_MEMORY_STATUS: Status = "stable"
 
 
 def _key(value: object) -> str:

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shared.knowledge.roles import SAVED_MEMORY_ROLE
 from shared.rank.candidate import Candidate
 from shared.text.porter import stem
 from shared.text.stopwords import STOPWORDS
@@ -76,7 +77,9 @@ def answer_id(cand: Candidate) -> str | None:
 
 def bare_question(cand: Candidate) -> bool:
     owner, reply = sides(cand)
-    return cand.identity.kind == "message" and not reply and only_asks(owner)
+    # A saved memory is a fact the owner approved, however it is worded.
+    return cand.identity.kind == "message" and not reply and only_asks(owner) \
+        and cand.identity.knowledge_role != SAVED_MEMORY_ROLE
 
 
 def echo(cand: Candidate, shown: Shown | None) -> bool:

@@ -89,6 +89,9 @@ async def test_every_tool_through_the_sdk(server: RunningServer) -> None:
         assert recalled["injected"] >= 1
         assert message_id in [h["id"] for h in recalled["hits"]]
         async with httpx.AsyncClient(base_url=server.url, headers=owner(server.url)) as web:
+            saved = (await web.get("/api/memories")).json()["memories"]
+            assert [(m["id"], m["fact"]) for m in saved] == \
+                [(message_id, "My bike lock code is 4-1-7-3.")]  # a saved memory
             paused = await web.put("/api/memory/pause", json={"paused": True})
             assert paused.status_code == 200, paused.text
         held = result(await s.call_tool("recall", {"message": "what is my bike lock code?"}))

@@ -191,6 +191,16 @@ async def answers(client: httpx.AsyncClient) -> AsyncIterator[list[tuple[str, st
                content=b"[1]", headers={"content-type": "application/json"})
     await call("POST", "/mcp", "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     await call("POST", "/mcp", "/mcp", json=[])
+    memory = (await call("POST", "/api/memories", "/api/memories",
+                         json={"fact": "The crampons are at the car park",
+                               "source_message_id": answer})).json()
+    await call("POST", "/api/memories", "/api/memories", json={"fact": ""})
+    await call("GET", "/api/memories", "/api/memories")
+    memory = (await call("PATCH", "/api/memories/{memory_id}", f"/api/memories/{memory['id']}",
+                         json={"fact": "The crampons are rented at the car park"})).json()
+    await call("DELETE", "/api/memories/{memory_id}",
+               f"/api/memories/{memory['memory']['id']}")
+    await call("DELETE", "/api/memories/{memory_id}", "/api/memories/unknown")
     await call("PUT", "/api/memory/pause", "/api/memory/pause", json={"paused": True})
     await call("GET", "/api/memory/pause", "/api/memory/pause")
     await call("PUT", "/api/memory/pause", "/api/memory/pause", json={"paused": "no"})

@@ -8,12 +8,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from shared.block.citations import message_href, shorten
-from shared.knowledge.roles import MESSAGE_ROLE
+from shared.knowledge.roles import (
+    MESSAGE_ROLE,
+    SAVED_MEMORY_ROLE,
+    SAVED_MEMORY_STATUS,
+    KnowledgeRole,
+    Status,
+)
 from shared.rank import kinds
-from shared.rank.candidate import Candidate, Identity, MessageFacts, Presentation, Scores
+from shared.rank.candidate import (
+    Candidate,
+    Identity,
+    MessageFacts,
+    NoteFacts,
+    Presentation,
+    Scores,
+)
 from shared.text.sanitiser import Term
 from shared.text.turns import points_at_reply
 from worker.corpora.base import (
@@ -29,6 +43,30 @@ from worker.corpora.base import (
 )
 from worker.corpora.filters import Filters
 from worker.db.port import Value
+
+# The conversation that holds the owner's saved memories (worker/store/memories.py).
+SAVED_MEMORIES_ID = "saved-memories"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What a unit's conversation makes of it in ranking."""
+    knowledge_role: KnowledgeRole
+    status: Status | None  # read by standing from the note facts (None: a message has none)
+    # Each unit is its own group, not one of its conversation's: one hit per conversation
+    # would let only one saved memory through.
+    own_group: bool
+
+
+PAST_EXCHANGE = Standing(knowledge_role=MESSAGE_ROLE, status=None, own_group=False)
+# A saved memory ranks as a stable canonical note.
+SAVED_MEMORY = Standing(knowledge_role=SAVED_MEMORY_ROLE, status=SAVED_MEMORY_STATUS,
+                        own_group=True)
+_STANDINGS: Mapping[str, Standing] = {SAVED_MEMORIES_ID: SAVED_MEMORY}
+
+
+def standing_of(conversation_id: str) -> Standing:
+    return _STANDINGS.get(conversation_id, PAST_EXCHANGE)
 
 # The owner's question and Mallory's answer weigh the same: either can hold what is asked.
 MESSAGE_COLUMNS: Mapping[str, float] = {"question": 1.0, "answer": 1.0}
@@ -179,18 +217,22 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
     on_answer = _on_answer(row, s)
     focus = str(row["answer_id"] if on_answer else row["question_id"])
     other = row["question_id"] if on_answer else row["answer_id"]
+    standing = standing_of(str(row["conversation_id"]))
     return Candidate(
         identity=Identity(
-            kind="message", id=focus, group=s.group, unit=str(row["id"]),
+            kind="message", id=focus, group=f"unit:{focus}" if standing.own_group else s.group,
+            unit=str(row["id"]),
             label=shorten(str(row["conversation_title"] or "Conversation"), MAX_LABEL_CHARS),
             href=message_href(focus), timestamp_ms=s.timestamp_ms,
             covers=(focus, str(other)) if other else (focus,),
             conversation_id=str(row["conversation_id"]),
-            role="assistant" if on_answer else "user", knowledge_role=MESSAGE_ROLE),
+            role="assistant" if on_answer else "user",
+            knowledge_role=standing.knowledge_role),
         scores=Scores(relevance=s.relevance, boost=s.boost),
         presentation=Presentation(text=answer if on_answer else question),
         message=MessageFacts(reply=None if on_answer else (answer or None),
-                             asked=(question or None) if on_answer else None))
+                             asked=(question or None) if on_answer else None),
+        note=NoteFacts(status=standing.status))
 
 
 def _params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.api.errors import BadRequest, NotFound
+from shared.api.limits import MAX_MEMORY_CHARS
 from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import pick_zone
 from worker import views
@@ -20,7 +21,7 @@ from worker.indexing.scheduling import forget_vectors, schedule_indexing
 from worker.inspect.trace import recall_trace, search_trace
 from worker.recall.automatic import PAUSED, gated
 from worker.recall.explicit import search
-from worker.store import chats, forget, pause
+from worker.store import chats, forget, memories, pause
 
 NOTE_SQL = """
 SELECT n.path, n.title, n.body, n.aliases, n.tags, n.mtime, n.note_type, n.status,
@@ -31,8 +32,6 @@ ORDER BY v.name LIMIT 2
 """
 # What `remember` writes to: one conversation of the owner's remembered facts, so each is
 # an owner message like any other (searched, recalled, forgotten the same way).
-REMEMBERED_TITLE = "Remembered (MCP)"
-REMEMBERED_ID_SQL = "SELECT id FROM conversations WHERE title = ?1 ORDER BY created_at LIMIT 1"
 
 
 class _Input(BaseModel):
@@ -69,7 +68,8 @@ class InspectInput(_Input):
 
 
 class RememberInput(_Input):
-    text: str = Field(min_length=1, max_length=8_000, description="the fact to remember")
+    text: str = Field(min_length=1, max_length=MAX_MEMORY_CHARS,
+                      description="the fact to remember, saved as a saved memory")
 
 
 class ForgetInput(_Input):
@@ -157,17 +157,13 @@ async def _inspect(rt: Runtime, args: InspectInput) -> dict[str, Any]:
 
 
 async def _remember(rt: Runtime, args: RememberInput) -> dict[str, Any]:
-    now = rt.now_ms()
-    row = await rt.db.prepare(REMEMBERED_ID_SQL).bind(REMEMBERED_TITLE).first()
-    if row is None:
-        conversation_id = chats.new_id()
-        message = await chats.append_message(rt.db, conversation_id, "user", args.text, now,
-                                             new_conversation=True)
-        await chats.rename_conversation(rt.db, conversation_id, REMEMBERED_TITLE)
-    else:
-        message = await chats.append_message(rt.db, str(row["id"]), "user", args.text, now)
+    """A saved memory (worker/store/memories.py): the caller is the owner's own tool,
+    authenticated as the owner, so the call is the approval."""
+    memory = await memories.save(rt.db, args.text.strip(), None, rt.now_ms())
     schedule_indexing(rt, ("messages",))
-    return {"remembered": _plain(views.message_out(message))}
+    message, _ = await chats.get_message(rt.db, memory.id)
+    return {"remembered": _plain(views.message_out(message)),
+            "memory": _plain(views.memory_out(memory))}
 
 
 async def _forget(rt: Runtime, args: ForgetInput) -> dict[str, Any]:

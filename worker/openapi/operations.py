@@ -15,6 +15,8 @@ from pydantic import BaseModel, Field
 from shared.api.owner_requests import (
     ChatRequest,
     FeedbackRequest,
+    MemoryEditRequest,
+    MemoryRequest,
     PauseRequest,
     RenameRequest,
 )
@@ -28,6 +30,9 @@ from shared.api.wire import (
     Forgotten,
     InspectResponse,
     Manifest,
+    MemoriesPage,
+    MemoryEdited,
+    MemoryOut,
     MemoryState,
     MessageLookup,
     MessagesPage,
@@ -79,6 +84,21 @@ OPERATIONS: tuple[Operation, ...] = (
                            "conversation_id (incognito is chosen when a conversation starts)",
                       413: "context over its size limit (the limit is named)",
                       502: "the model provider failed or timed out (model_unavailable)"}),
+    Operation("GET", "/api/memories", "The owner's saved memories, newest first", "memory",
+              MemoriesPage),
+    Operation("POST", "/api/memories", "Save a fact the owner approved (from \"Remember "
+              "that …\" or a message's Remember button): recalled as a stable canonical "
+              "note", "memory", MemoryOut, request=MemoryRequest,
+              errors={404: "source_message_id names no message",
+                      422: "an empty or overlong fact, a control character"}),
+    Operation("PATCH", "/api/memories/{memory_id}", "Correct a saved memory: the old fact "
+              "is forgotten (answers given with it withdrawn), the new one saved under a "
+              "new id", "memory", MemoryEdited, request=MemoryEditRequest,
+              errors={404: "no saved memory with that id",
+                      422: "an empty or overlong fact, a control character"}),
+    Operation("DELETE", "/api/memories/{memory_id}", "Delete a saved memory: forgotten "
+              "everywhere, as a message is", "memory", Forgotten,
+              errors={404: "no saved memory with that id"}),
     Operation("GET", "/api/memory/pause", "Whether memory is paused (no automatic recall, "
               "nothing written indexed) and since when", "memory", MemoryState),
     Operation("PUT", "/api/memory/pause", "Pause memory, or resume it: resuming indexes "

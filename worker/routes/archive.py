@@ -19,7 +19,7 @@ from shared.archive import export
 from shared.archive.formats import PARSERS
 from shared.archive.names import FORMATS
 from worker.http import json_ok, read_body, runtime
-from worker.store import archive
+from worker.store import archive, memories
 
 # One request's file. Bigger exports go through `mallory import`, which sends the file in
 # parts of at most this size (a D1 batch per message: a Worker invocation may run 1,000).
@@ -47,18 +47,24 @@ async def import_file(request: Request) -> JSONResponse:
                          f"{MAX_IMPORT_MESSAGES} per request: import it with `mallory "
                          "import`, which sends it in parts", code="import_too_large")
     rt = runtime(request)
-    done = (archive.Imported(conversations=0, added=0, present=0) if dry_run
-            else await archive.import_conversations(rt.db, parsed.conversations))
+    done, extras = archive.Imported(conversations=0, added=0, present=0), \
+        archive.Restored(feedback=0, saved_memories=0)
+    if not dry_run:
+        done = await archive.import_conversations(rt.db, parsed.conversations)
+        extras = await archive.restore_extras(rt.db, parsed.feedback, parsed.saved_memories)
     return json_ok(ImportResult(format=fmt, dry_run=dry_run,  # type: ignore[arg-type]
                                 conversations=len(parsed.conversations),
                                 messages=parsed.message_count, added=done.added,
-                                already_present=done.present, problems=problems))
+                                already_present=done.present, forgotten=done.forgotten,
+                                feedback=extras.feedback,
+                                saved_memories=extras.saved_memories, problems=problems))
 
 
 async def export_all(request: Request) -> Response:
     rt = runtime(request)
     conversations, messages, feedback = await archive.export_rows(rt.db)
-    doc = export.document(conversations, messages, feedback, rt.now_ms())
+    doc = export.document(conversations, messages, feedback, rt.now_ms(),
+                          await memories.list_memories(rt.db))
     as_ = request.query_params.get("as", "json")
     if as_ == "json":
         return Response(json.dumps(doc, ensure_ascii=False), media_type="application/json",

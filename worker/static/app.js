@@ -11,6 +11,7 @@ import {
 } from "./messages.js";
 import { InspectorView } from "./inspect.js";
 import { startMenu } from "./menu.js";
+import { MemoryViews } from "./memories.js";
 import { PrivacyControls } from "./privacy.js";
 import { SearchView } from "./search.js";
 import { StatusPanel, vaultsOf } from "./status.js";
@@ -206,6 +207,7 @@ async function send(event) {
         renderMessage(result.assistant_message));
       els.messages.scrollTop = els.messages.scrollHeight;
     }
+    if (result.proposed_memory) memories.propose(result.proposed_memory, result.user_message.id);
     conversations.refreshTop();
     status.refresh();
   } catch (error) {
@@ -261,6 +263,12 @@ async function judgeSource(button) {
 }
 
 function onMessagesClick(event) {
+  const keep = event.target.closest("button[data-remember-message]");
+  if (keep) {
+    const article = keep.closest("article[data-message-id]");
+    memories.propose(article.querySelector(".content").textContent, article.dataset.messageId);
+    return;
+  }
   const why = event.target.closest("button[data-inspect-answer]");
   if (why) { inspector.inspectAnswer(why.dataset.inspectAnswer); return; }
   const remove = event.target.closest("button[data-delete-message]");
@@ -279,6 +287,17 @@ const inspector = new InspectorView({
   result: $("missing-result"), hooks: { vaults: () => vaultsOf(status.last) },
 });
 
+const memories = new MemoryViews({
+  approve: $("remember"), approveForm: $("remember-form"), fact: $("remember-fact"),
+  page: $("memories"), list: $("memories-list"), state: $("memories-state"),
+  hooks: {
+    saved: () => { sidebarNote("Saved to your memories."); status.refresh(); },
+    changed: (withdrawn) => { showWithdrawn(els.messages, withdrawn); status.refresh(); },
+    error: showError,
+    openLink: (href) => followMessageLink(href, null),
+  },
+});
+
 const search = new SearchView({
   dialog: $("search-view"), form: $("search-form"), input: $("search-input"),
   results: $("search-results"), state: $("search-state"), sources: $("search-source"),
@@ -293,7 +312,8 @@ function onShortcut(event) {
   const slash = event.key === "/" && !event.ctrlKey && !event.metaKey && !event.altKey &&
     !isTyping(event.target);
   if (!modK && !slash) return;
-  if (document.getElementById("confirm").open || inspector.isOpen) return;
+  if (document.getElementById("confirm").open || inspector.isOpen || $("remember").open ||
+      $("memories").open) return;
   event.preventDefault();
   search.open();
 }
@@ -310,6 +330,7 @@ function start() {
   els.newChat.addEventListener("click", () => { newConversation(); els.input.focus(); });
   $("open-search").addEventListener("click", () => search.open());
   $("resume-memory").addEventListener("click", () => privacy.setPaused(false));
+  $("open-memories").addEventListener("click", () => memories.open());
   document.addEventListener("keydown", onShortcut);
   window.addEventListener("popstate", () => {
     const id = new URLSearchParams(location.search).get("msg");

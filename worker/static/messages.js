@@ -118,11 +118,14 @@ export function renderMessage(message) {
   const why = message.role === "assistant" && !message.withdrawn
     ? el("button", { type: "button", className: "inspect-button",
       "data-inspect-answer": message.id, text: "Why these memories" }) : null;
+  // Remember: propose this message as a saved memory (memories.js).
+  const keep = message.withdrawn ? null : el("button", { type: "button",
+    className: "inspect-button", "data-remember-message": message.id, text: "Remember" });
   return el("article", { className: "message", "data-message-id": message.id,
     "data-role": message.role },
     el("div", { className: "meta" },
       el("span", { text: `${who} · ${formatTime(message.created_at)}` }),
-      el("span", { className: "meta-actions" }, why, remove)),
+      el("span", { className: "meta-actions" }, why, keep, remove)),
     ...body);
 }
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from shared.archive.records import ImportedConversation
+from shared.archive.records import ImportedConversation, ImportedJudgment, ImportedMemory
 from worker.db import Database
 from worker.store import chats
 from worker.store import feedback as feedback_store
@@ -23,7 +23,43 @@ INSERT INTO conversations (id, title, created_at, updated_at, incognito)
 VALUES (?1, ?2, ?3, ?4, ?5)
 ON CONFLICT (id) DO NOTHING
 """
-PRESENT_MESSAGES_SQL = "SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?1))"
+PRESENT_MESSAGES_SQL = """
+SELECT id, 0 AS forgotten FROM messages WHERE id IN (SELECT value FROM json_each(?1))
+UNION ALL
+SELECT id, 1 FROM forgotten_messages WHERE id IN (SELECT value FROM json_each(?1))
+"""
+# The saved memories of an export (?1 JSON [{id, source_message_id, created_at}]) whose
+# messages are stored in the saved-memories conversation (?2) now.
+RESTORE_MEMORIES_SQL = """
+INSERT INTO saved_memories (message_id, source_message_id, created_at)
+SELECT m.id, src.id, json_extract(j.value, '$.created_at')
+FROM json_each(?1) AS j
+JOIN messages AS m ON m.id = json_extract(j.value, '$.id') AND m.conversation_id = ?2
+LEFT JOIN messages AS src ON src.id = json_extract(j.value, '$.source_message_id')
+WHERE true
+ON CONFLICT (message_id) DO NOTHING
+RETURNING message_id
+"""
+# The owner's judgments of an export (?1 JSON, as worker/store/feedback.py records them)
+# whose answer and judged document are stored: a note by its vault's name and path, a
+# message by its id. A judgment already stored for that source is kept.
+RESTORE_FEEDBACK_SQL = """
+INSERT INTO recall_feedback (message_rid, n, query_hash, judgment, note_rid, doc_message_rid,
+                             created_at)
+SELECT a.rid, json_extract(j.value, '$.n'), json_extract(j.value, '$.query_hash'),
+       json_extract(j.value, '$.judgment'), n.rid, d.rid,
+       json_extract(j.value, '$.created_at')
+FROM json_each(?1) AS j
+JOIN messages AS a ON a.id = json_extract(j.value, '$.answer_id') AND a.role = 'assistant'
+                  AND a.withdrawn_at IS NULL
+LEFT JOIN vaults AS v ON v.name = json_extract(j.value, '$.vault')
+LEFT JOIN vault_notes AS n ON n.vid = v.vid AND n.path = json_extract(j.value, '$.path')
+LEFT JOIN messages AS d ON d.id = json_extract(j.value, '$.message_id')
+                       AND d.withdrawn_at IS NULL
+WHERE (n.rid IS NULL) != (d.rid IS NULL)
+ON CONFLICT (message_rid, n) DO NOTHING
+RETURNING rid
+"""
 EXPORT_CONVERSATIONS_SQL = """
 SELECT id, title, created_at, updated_at, incognito FROM conversations
 ORDER BY created_at, id
@@ -40,16 +76,18 @@ class Imported:
     conversations: int  # conversations that gained at least one message
     added: int  # messages stored now
     present: int  # messages that were already stored (a re-import)
+    forgotten: int = 0  # messages the owner forgot since: never brought back
 
 
 async def import_conversations(db: Database, conversations: Sequence[ImportedConversation]
                                ) -> Imported:
-    touched = added = present = 0
+    touched = added = present = forgotten = 0
     for conv in conversations:
         ids = [m.id for m in conv.messages]
         rows = (await db.prepare(PRESENT_MESSAGES_SQL).bind(json.dumps(ids)).all()).results
         stored = {str(r["id"]) for r in rows}
-        present += len(stored)
+        gone = sum(1 for r in rows if r["forgotten"])
+        present, forgotten = present + len(stored) - gone, forgotten + gone
         new = [m for m in conv.messages if m.id not in stored]
         if not new:
             continue
@@ -61,7 +99,30 @@ async def import_conversations(db: Database, conversations: Sequence[ImportedCon
                                        sources=list(message.sources))
         touched += 1
         added += len(new)
-    return Imported(conversations=touched, added=added, present=present)
+    return Imported(conversations=touched, added=added, present=present, forgotten=forgotten)
+
+
+@dataclass(frozen=True)
+class Restored:
+    feedback: int  # judgments stored now
+    saved_memories: int
+
+
+async def restore_extras(db: Database, feedback: Sequence[ImportedJudgment],
+                         saved: Sequence[ImportedMemory]) -> Restored:
+    """A Mallory export's judgments and saved memories, once its conversations are in:
+    those whose messages (and judged notes) are stored; none twice."""
+    judged = json.dumps([{"answer_id": f.answer_id, "n": f.n, "judgment": f.judgment,
+                          "query_hash": f.query_hash, "created_at": f.created_at,
+                          "vault": f.note[0] if f.note else None,
+                          "path": f.note[1] if f.note else None,
+                          "message_id": f.message_id} for f in feedback])
+    memories = json.dumps([{"id": m.id, "source_message_id": m.source_message_id,
+                            "created_at": m.created_at} for m in saved])
+    done = await db.batch([db.prepare(RESTORE_FEEDBACK_SQL).bind(judged),
+                           db.prepare(RESTORE_MEMORIES_SQL).bind(memories,
+                                                                 chats.SAVED_MEMORIES_ID)])
+    return Restored(feedback=len(done[0].results), saved_memories=len(done[1].results))
 
 
 async def export_rows(db: Database) -> tuple[list[dict[str, Any]], list[chats.Message],

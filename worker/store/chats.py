@@ -20,10 +20,15 @@ from shared.block.citations import shorten, with_vault
 from shared.rank.candidate import Role
 from shared.rank.echoes import Shown
 from shared.rank.feedback import Judgment
+from worker.corpora.conversations import SAVED_MEMORIES_ID
 from worker.db import Database, Statement
 from worker.store.units import unit_statements
 
 TITLE_CHARS = 80
+# The conversation that holds the owner's saved memories (SAVED_MEMORIES_ID, named where
+# they are ranked: worker/corpora/conversations.py) is not listed with the others; the
+# Memory page shows it.
+SAVED_MEMORIES_TITLE = "Saved memories"
 
 INSERT_CONVERSATION_SQL = """
 INSERT INTO conversations (id, title, created_at, updated_at, incognito)
@@ -47,6 +52,7 @@ SELECT c.id, c.title, c.created_at, c.updated_at, c.incognito,
        (SELECT count(*) FROM messages WHERE conversation_id = c.id) AS message_count
 FROM conversations AS c
 WHERE (?1 IS NULL OR c.updated_at < ?1 OR (c.updated_at = ?1 AND c.id < ?2))
+  AND c.id != ?4
 ORDER BY c.updated_at DESC, c.id DESC
 LIMIT ?3
 """
@@ -209,7 +215,8 @@ async def append_message(db: Database, conversation_id: str, role: str, content:
 async def list_conversations(db: Database, limit: int, before: tuple[int, str] | None
                              ) -> list[dict[str, Any]]:
     updated, conv_id = before if before else (None, "")
-    return (await db.prepare(LIST_CONVERSATIONS_SQL).bind(updated, conv_id, limit).all()).results
+    return (await db.prepare(LIST_CONVERSATIONS_SQL).bind(updated, conv_id, limit,
+                                                          SAVED_MEMORIES_ID).all()).results
 
 
 async def page_messages(db: Database, conversation_id: str, before_seq: int | None,

@@ -132,6 +132,7 @@ async def every_route(http: httpx.AsyncClient, db: SqliteDatabase, out: Path) ->
         bodies.append(f"GET /api/messages/{message_id}: {response.text}")
         assert response.status_code in (200, 404), bodies[-1]
     await read("/status")
+    await read("/api/memories")
     await read("/vault/manifest", params={"vault": LIFE_ID}, headers=auth())
     await read("/openapi.json")
     found, rows = await feedback_export.collect(db)
@@ -154,11 +155,14 @@ def file_bytes(db: SqliteDatabase) -> bytes:
 async def seed_and_forget(http: httpx.AsyncClient, db: SqliteDatabase,
                           kind: str) -> dict[str, Any]:
     """Put the words where a forget must find them, check they are there, forget."""
-    fact = None
+    fact = memory = None
     if kind in ("message", "conversation"):
         await sync(http, note("Home/Bike.md", EDITED_BODY, title="Bike"), batch_id="seed")
         fact = await chat(http, FACT)
         assert SECRET in fact["assistant_message"]["content"]  # the reply repeats it
+    elif kind.startswith("memory"):  # a saved memory (POST /api/memories)
+        await sync(http, note("Home/Bike.md", EDITED_BODY, title="Bike"), batch_id="seed")
+        memory = await ok(await http.post("/api/memories", json={"fact": FACT}))
     else:
         await sync(http, note(LOCKER, NOTE_BODY, title="Locker"), batch_id="seed")
     first = await chat(http, ASK)
@@ -173,6 +177,12 @@ async def seed_and_forget(http: httpx.AsyncClient, db: SqliteDatabase,
             "message_id": first["assistant_message"]["id"], "n": source["n"],
             "judgment": "relevant"}))
     assert file_bytes(db).count(PROBE) >= 2  # the scan can see the words: rows and index
+    if memory is not None and kind == "memory_delete":
+        return await ok(await http.delete(f"/api/memories/{memory['id']}"))
+    if memory is not None:  # corrected: the old fact is forgotten, the new one saved
+        edited = await ok(await http.patch(f"/api/memories/{memory['id']}",
+                                           json={"fact": "The garage locker has no code."}))
+        return {"answers_withdrawn": len(edited["withdrawn_ids"])}
     if kind == "message":
         assert fact is not None
         return await ok(await http.delete(f"/api/messages/{fact['user_message']['id']}"))
@@ -186,7 +196,8 @@ async def seed_and_forget(http: httpx.AsyncClient, db: SqliteDatabase,
                                batch_id="edit"))
 
 
-@pytest.mark.parametrize("kind", ["message", "conversation", "note_delete", "note_edit"])
+@pytest.mark.parametrize("kind", ["message", "conversation", "note_delete", "note_edit",
+                                  "memory_delete", "memory_edit"])
 async def test_after_a_forget_no_route_and_no_byte_of_the_file_holds_the_words(
         http: httpx.AsyncClient, file_db: SqliteDatabase, tmp_path: Path, kind: str) -> None:
     forgotten = await seed_and_forget(http, file_db, kind)
