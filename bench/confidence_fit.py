@@ -17,9 +17,12 @@ hit holds a judged document. Rows are cached under bench-output/confidence/
 The model is a logistic regression with an L2 penalty, fitted by Newton's method on
 standardised features; the weights are folded back to the raw scale, so inference is one
 dot product. Out-of-fold estimates (5 folds, grouped by query) give the reliability table,
-the expected calibration error and the threshold: the lowest at which the out-of-fold
-gate keeps the false-positive rate at most `--target-fpr` on the no-answer queries of
-both the vault sets and LoCoMo. `--write` rewrites shared/rank/confidence_models.py.
+the expected calibration error and the thresholds: the lowest one threshold at which the
+out-of-fold gate keeps the false-positive rate at most `--target-fpr` on the no-answer
+queries of both the vault sets and LoCoMo (the model's `threshold`, for a kind of hit with
+none of its own), and one per kind of hit (note, message) searched jointly for the best
+mean auto hit under the same bound (`kind_thresholds`, what the gate applies). `--write`
+rewrites shared/rank/confidence_models.py.
 """
 
 from __future__ import annotations
@@ -29,10 +32,10 @@ import asyncio
 import json
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
-from itertools import pairwise
+from itertools import pairwise, product
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,7 @@ from bench.gate_curve import Prepared, prepare
 from bench.locomo_memory import DEFAULT_ROOT, memory, questions
 from bench.system import _hit, indexed_semantics
 from local.sqlite_db import SqliteDatabase
+from shared.rank.confidence_models import LEXICAL, MINILM
 from shared.rank.evidence import FEATURES
 from shared.rank.policy import AUTOMATIC, assessed
 from worker.recall.modes import Retrieved, gauge
@@ -71,6 +75,11 @@ class Row:
     features: tuple[float, ...]
     relevant: bool
     answerable: bool  # the query has a judged answer
+
+    @property
+    def kind(self) -> str:
+        """Its hit's kind (Identity.kind): the group is written `kind:group`."""
+        return self.group.split(":", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -191,28 +200,48 @@ def out_of_fold(rows: Sequence[Row], x: np.ndarray, y: np.ndarray, w: np.ndarray
 
 # --- the gate, replayed on estimates ---------------------------------------------------
 
-def gate_figures(rows: Sequence[Row], p: np.ndarray, threshold: float
-                 ) -> dict[str, dict[str, float]]:
-    """Per source: auto hit (answerable queries with a relevant hit injected) and FPR
-    (no-answer queries with anything injected), for the gate that injects, in list order,
-    at most AUTOMATIC.max_hits hits whose estimate reaches `threshold`: within the time a
-    query names first, as typed when nothing there passes (automatic.gated)."""
-    by_query: dict[tuple[str, str], dict[int, list[tuple[int, bool, float]]]] = {}
+Thresholds = float | Mapping[str, float]  # one for every kind, or one per kind
+
+
+def _bar(thresholds: Thresholds, kind: str) -> float:
+    return thresholds if isinstance(thresholds, float | int) else thresholds[kind]
+
+
+Grouped = dict[tuple[str, str], tuple[bool, list[list[tuple[int, bool, float, str]]]]]
+
+
+def grouped(rows: Sequence[Row], p: np.ndarray) -> Grouped:
+    """Per query: whether it is answerable, and its stages in order, each its rows'
+    (rank, relevant, estimate, kind) in list order."""
+    by_query: dict[tuple[str, str], dict[int, list[tuple[int, bool, float, str]]]] = {}
     answerable: dict[tuple[str, str], bool] = {}
     for r, pi in zip(rows, p, strict=True):
         key = (r.source, r.query)
-        by_query.setdefault(key, {}).setdefault(r.stage, []).append((r.rank, r.relevant, pi))
+        by_query.setdefault(key, {}).setdefault(r.stage, []).append(
+            (r.rank, r.relevant, float(pi), r.kind))
         answerable[key] = r.answerable
+    return {key: (answerable[key], [sorted(stages[s]) for s in sorted(stages)])
+            for key, stages in by_query.items()}
+
+
+def gate_figures(rows: Sequence[Row] | Grouped, p: np.ndarray | None,
+                 thresholds: Thresholds) -> dict[str, dict[str, float]]:
+    """Per source: auto hit (answerable queries with a relevant hit injected) and FPR
+    (no-answer queries with anything injected), for the gate that injects, in list order,
+    at most AUTOMATIC.max_hits hits whose estimate reaches their kind's threshold: within
+    the time a query names first, as typed when nothing there passes (automatic.gated).
+    `rows` may come `grouped` already (then `p` is None)."""
+    queries = rows if isinstance(rows, dict) else grouped(rows, p)  # type: ignore[arg-type]
     tally: dict[str, dict[str, float]] = {}
-    for key, stages in by_query.items():
+    for key, (answerable, stages) in queries.items():
         chosen: list[bool] = []
-        for stage in sorted(stages):
-            ranked = sorted(stages[stage])
-            chosen = [rel for _, rel, pi in ranked if pi >= threshold][:AUTOMATIC.max_hits]
+        for ranked in stages:
+            chosen = [rel for _, rel, pi, kind in ranked
+                      if pi >= _bar(thresholds, kind)][:AUTOMATIC.max_hits]
             if chosen:
                 break
         t = tally.setdefault(key[0], {"hit": 0, "answerable": 0, "fp": 0, "empty": 0})
-        if answerable[key]:
+        if answerable:
             t["answerable"] += 1
             t["hit"] += any(chosen)
         else:
@@ -236,13 +265,44 @@ def families(rows: Sequence[Row]) -> dict[str, list[str]]:
 
 
 def choose_threshold(rows: Sequence[Row], p: np.ndarray, target: float) -> float:
-    """The lowest threshold at which every family's FPR is at most `target`."""
+    """The lowest threshold, one for every kind, at which every family's FPR is at most
+    `target`."""
     fams = families(rows)
     for t in np.arange(0.05, 0.96, 0.01):
         tally = gate_figures(rows, p, float(t))
         if all(rates(tally, names)[1] <= target for names in fams.values()):
             return round(float(t), 2)
     return 0.95
+
+
+# The per-kind search's grid: coarser than choose_threshold's, as it is searched jointly.
+KIND_STEP = 0.02
+
+
+def choose_kind_thresholds(rows: Sequence[Row], p: np.ndarray, target: float
+                           ) -> dict[str, float]:
+    """A threshold per kind of hit: of the settings at which every family's FPR is at most
+    `target`, the one with the highest mean auto hit over the families (ties: the higher
+    thresholds, which inject less). Notes and conversation units are told apart by
+    different evidence (a unit's terms are a chat's, its neighbours carry the answer), so
+    one estimate means a different risk for each; a shared threshold is held by whichever
+    family is tightest."""
+    fams = families(rows)
+    kinds = sorted({r.kind for r in rows})
+    grid = [round(float(t), 2) for t in np.arange(0.05, 0.96, KIND_STEP)]
+    single = choose_threshold(rows, p, target)
+    queries = grouped(rows, p)
+    best: tuple[float, float, dict[str, float]] | None = None
+    for values in product(grid, repeat=len(kinds)):
+        bars = dict(zip(kinds, values, strict=True))
+        tally = gate_figures(queries, None, bars)
+        figures = [rates(tally, names) for names in fams.values()]
+        if any(fpr > target for _, fpr in figures):
+            continue
+        key = (float(np.mean([hit for hit, _ in figures])), float(sum(values)))
+        if best is None or key > best[:2]:
+            best = (*key, bars)
+    return best[2] if best else dict.fromkeys(kinds, single)
 
 
 def related_floor(threshold: float) -> float:
@@ -293,7 +353,8 @@ def plot(table: dict[str, list[tuple[float, float, float, int]]], path: Path) ->
 # --- writing the constants -------------------------------------------------------------
 
 def model_source(name: str, prefixes: tuple[str, ...], bias: float, weights: np.ndarray,
-                 threshold: float, floor: float, comment: str) -> str:
+                 threshold: float, floor: float, comment: str,
+                 per_kind: Mapping[str, float] | None = None) -> str:
     lines = [f"# {c}" for c in comment.splitlines()]
     ws = "\n".join(f"        {f!r}: {float(v):.6g}," for f, v in zip(FEATURES, weights,
                                                                      strict=True))
@@ -301,7 +362,9 @@ def model_source(name: str, prefixes: tuple[str, ...], bias: float, weights: np.
     return "\n".join([*lines, f"{const} = ConfidenceModel(",
                       f"    name={name!r},", f"    model_prefixes={prefixes!r},",
                       f"    bias={bias:.6g},", "    weights={", ws, "    },",
-                      f"    threshold={threshold},", f"    related_floor={floor},", ")", ""])
+                      f"    threshold={threshold},", f"    related_floor={floor},",
+                      f"    kind_thresholds={dict(sorted((per_kind or {}).items()))!r},",
+                      ")", ""])
 
 
 HEADER = '''"""The fitted confidence models (shared/rank/confidence.py). Written by
@@ -314,6 +377,7 @@ from shared.rank.confidence import ConfidenceModel
 
 '''
 
+SHIPPED = {RetrievalMode.LEXICAL: LEXICAL, RetrievalMode.ADAPTIVE: MINILM}
 FIT_FOR = {RetrievalMode.LEXICAL: ("lexical", ()),
            RetrievalMode.ADAPTIVE: ("minilm", ("local/all-MiniLM-L6-v2",))}
 
@@ -347,14 +411,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the model into shared/rank/confidence_models.py")
     parser.add_argument("--plot", type=Path, help="save the reliability diagram here")
     parser.add_argument("--target-fpr", type=float, default=0.04)
+    parser.add_argument("--thresholds-only", action="store_true",
+                        help="keep the shipped model's weights: choose its thresholds on its "
+                        "own estimates of the rows (in sample), and write only those")
     args = parser.parse_args(argv)
     mode = RetrievalMode(args.mode)
     rows, source_weight = gathered(mode, args.refresh)
     x = np.array([r.features for r in rows], dtype=float)
     y = np.array([r.relevant for r in rows], dtype=float)
     w = np.array([source_weight[r.source] for r in rows], dtype=float)
-    p = out_of_fold(rows, x, y, w)
+    shipped = SHIPPED[mode]
+    p = (np.array([shipped.estimate(r.features) for r in rows]) if args.thresholds_only
+         else out_of_fold(rows, x, y, w))
+    seen = "in sample, the shipped weights" if args.thresholds_only else "out of fold"
     threshold = choose_threshold(rows, p, args.target_fpr)
+    per_kind = choose_kind_thresholds(rows, p, args.target_fpr)
     floor = related_floor(threshold) if mode is not RetrievalMode.LEXICAL else 0.0
     brier = float((w * (p - y) ** 2).sum() / w.sum())
     fams = families(rows)
@@ -365,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         inside = np.array([r.source in names for r in rows])
         bins, ece = reliability(p[inside], y[inside], w[inside])
         table[name] = bins
-        print(f"\nreliability, {name} (out of fold): ECE {ece:.3f}")
+        print(f"\nreliability, {name} ({seen}): ECE {ece:.3f}")
         print(f"{'mean P':>8}{'observed':>10}{'rows':>7}")
         for mean_p, rate, _, n in bins:
             print(f"{mean_p:8.3f}{rate:10.3f}{n:7d}")
@@ -381,8 +452,10 @@ def main(argv: list[str] | None = None) -> int:
         tally = gate_figures(rows, p, t)
         cells = "".join(_pair(rates(tally, names)) for names in fams.values())
         print(f"{t:9.2f}{cells}{'  *' if t == threshold else ''}")
-    tally = gate_figures(rows, p, threshold)
-    print("\nper source at the threshold (hit / FPR):")
+    tally = gate_figures(rows, p, per_kind)
+    cells = "".join(_pair(rates(tally, names)) for names in fams.values())
+    print(f"{'per kind':>9}{cells}  {per_kind} (the gate's)")
+    print("\nper source at the per-kind thresholds (hit / FPR):")
     for name in sorted(tally):
         h, f = rates(tally, [name])
         print(f"  {name:14} {h:.3f} / {f:.3f}")
@@ -390,16 +463,24 @@ def main(argv: list[str] | None = None) -> int:
         plot(table, args.plot)
         print(f"reliability diagram: {args.plot}")
     if args.write:
-        bias, weights = fit(x, y, w)
+        if args.thresholds_only:
+            bias = shipped.bias
+            weights = np.array([shipped.weights.get(f, 0.0) for f in FEATURES])
+        else:
+            bias, weights = fit(x, y, w)
         name, prefixes = FIT_FOR[mode]
         vault = rates(tally, fams["vault sets"])
         loco = rates(tally, fams["locomo 0-4"])
         comment = (f"Fitted on {len(rows)} rows of {len({(r.source, r.query) for r in rows})} "
-                   f"tuning queries ({mode.value} retrieval).\nOut of fold: ECE {ece_all:.3f}, "
-                   f"Brier {brier:.4f}; at the threshold, vault sets auto hit {vault[0]:.3f} / "
-                   f"FPR {vault[1]:.3f},\nLoCoMo 0-4 (owner) {loco[0]:.3f} / {loco[1]:.3f}.")
+                   f"tuning queries ({mode.value} retrieval).\n"
+                   + ("Weights kept; thresholds chosen in sample: "
+                      if args.thresholds_only else "Out of fold: ")
+                   + f"ECE {ece_all:.3f}, "
+                   f"Brier {brier:.4f}; at the per-kind thresholds,\nvault sets auto hit "
+                   f"{vault[0]:.3f} / FPR {vault[1]:.3f}, LoCoMo 0-4 (owner) {loco[0]:.3f} / "
+                   f"{loco[1]:.3f}.")
         write_model(mode, model_source(name, prefixes, bias, weights, threshold, floor,
-                                       comment))
+                                       comment, per_kind))
         print(f"wrote {MODELS_FILE.relative_to(ROOT)}")
     return 0
 

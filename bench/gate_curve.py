@@ -40,6 +40,7 @@ from bench.system import (
 from bench.system import require as require_mode
 from local.sqlite_db import SqliteDatabase
 from shared.api.errors import QueryTooLong
+from shared.rank.confidence import ConfidenceModel
 from shared.rank.policy import AUTOMATIC, Gauge, RecallPolicy
 from shared.text.sanitiser import Mode
 from shared.time.zones import UTC_ZONE
@@ -54,6 +55,13 @@ def _steps(lo: float, hi: float, step: float) -> tuple[float, ...]:
     return tuple(round(lo + i * step, 3) for i in range(round((hi - lo) / step) + 1))
 
 
+def shifted(model: ConfidenceModel, threshold: float) -> ConfidenceModel:
+    """The model with `threshold`, and each kind's threshold moved by as much."""
+    step = threshold - model.threshold
+    return replace(model, threshold=threshold, kind_thresholds={
+        k: round(t + step, 3) for k, t in model.kind_thresholds.items()})
+
+
 @dataclass(frozen=True)
 class Knob:
     name: str
@@ -65,7 +73,8 @@ class Knob:
 KNOBS = (
     Knob("threshold", _steps(0.10, 0.90, 0.05),
          lambda p, g: g.model.threshold,
-         lambda p, g, v: (p, replace(g, model=replace(g.model, threshold=v)))),
+         # Every kind's threshold moves with the model's own, by the same step.
+         lambda p, g, v: (p, replace(g, model=shifted(g.model, v)))),
     Knob("min_relevance", _steps(0.0, 0.40, 0.05),
          lambda p, g: p.min_relevance,
          lambda p, g, v: (replace(p, min_relevance=v), g)),

@@ -320,7 +320,8 @@ def inspect_response(trace: Trace, now_ms: int, answer: AnswerTrace | None = Non
         corrections=trace.corrections, mode=trace.mode.value, fallback=trace.fallback,
         skipped=trace.skipped, time=time_info(trace.time),
         gate=wire.ConfidenceGate(model=model.name, threshold=model.threshold,
-                                 related_floor=model.related_floor),
+                                 related_floor=model.related_floor,
+                                 kind_thresholds=dict(model.kind_thresholds)),
         hits=sum(e.hit for e in trace.entries),
         candidates=[inspected_candidate(e, trace.query.terms, now_ms, answer)
                     for e in trace.entries],

@@ -378,7 +378,10 @@ class ConfidenceGate(Wire):
     model: str = Field(description="the confidence model that weighed the candidates: "
                        "the embedder's, or the lexical one")
     threshold: float = Field(description="automatic recall injects a hit whose estimate "
-                             "reaches this")
+                             "reaches this, unless its kind has a threshold of its own")
+    kind_thresholds: dict[str, float] = Field(
+        default_factory=dict, description="the threshold of each kind of hit that has its "
+        "own (note, message), chosen apart on tuning data")
     related_floor: float = Field(description="search lists a hit only the vector list "
                                  "holds when its estimate reaches this")
 

@@ -31,6 +31,11 @@ class ConfidenceModel:
     # Explicit search lists a hit only the vector list holds when its estimate reaches
     # this: a word nowhere in memory lists nothing.
     related_floor: float
+    # Per kind of hit (Identity.kind), where the fit chose one apart: the lowest estimate at
+    # which the no-answer queries of each kind of memory keep the target false-positive
+    # rate (bench/confidence_fit.py; conversation units reach it lower than notes). A kind
+    # with none of its own takes `threshold`.
+    kind_thresholds: Mapping[str, float] = field(default_factory=dict)
     vector: tuple[float, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -38,6 +43,10 @@ class ConfidenceModel:
         if unknown:
             raise ValueError(f"model {self.name} weighs unknown features {sorted(unknown)}")
         object.__setattr__(self, "vector", tuple(self.weights.get(f, 0.0) for f in FEATURES))
+
+    def threshold_for(self, kind: str) -> float:
+        """What a hit of this kind's estimate must reach to be injected."""
+        return self.kind_thresholds.get(kind, self.threshold)
 
     def estimate(self, values: Sequence[float]) -> float:
         """P(relevant) for one feature vector (FEATURES order)."""

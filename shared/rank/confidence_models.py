@@ -7,8 +7,8 @@ from __future__ import annotations
 from shared.rank.confidence import ConfidenceModel
 
 # Fitted on 18676 rows of 2144 tuning queries (lexical retrieval).
-# Out of fold: ECE 0.005, Brier 0.0457; at the threshold, vault sets auto hit 0.772 / FPR 0.040,
-# LoCoMo 0-4 (owner) 0.250 / 0.021.
+# Weights kept; thresholds chosen in sample: ECE 0.005, Brier 0.0441; at the per-kind thresholds,
+# vault sets auto hit 0.784 / FPR 0.040, LoCoMo 0-4 (owner) 0.311 / 0.036.
 LEXICAL = ConfidenceModel(
     name='lexical',
     model_prefixes=(),
@@ -39,46 +39,48 @@ LEXICAL = ConfidenceModel(
         'exact': 0,
         'fuzzy': -1.84733,
     },
-    threshold=0.56,
+    threshold=0.57,
     related_floor=0.0,
+    kind_thresholds={'message': 0.43, 'note': 0.57},
 )
 
 
 # Fitted on 22476 rows of 2214 tuning queries (adaptive retrieval).
-# Out of fold: ECE 0.002, Brier 0.0346; at the threshold, vault sets auto hit 0.916 / FPR 0.036,
-# LoCoMo 0-4 (owner) 0.300 / 0.018.
+# Out of fold: ECE 0.003, Brier 0.0348; at the per-kind thresholds,
+# vault sets auto hit 0.946 / FPR 0.036, LoCoMo 0-4 (owner) 0.367 / 0.033.
 MINILM = ConfidenceModel(
     name='minilm',
     model_prefixes=('local/all-MiniLM-L6-v2',),
-    bias=-7.62997,
+    bias=-7.99692,
     weights={
-        'relevance': -1.43231,
-        'sqrt_relevance': 5.64651,
-        'coverage': 0.728596,
-        'all_terms': 0.573349,
-        'matched_specificity': 0.752423,
-        'query_specificity': 0.244686,
-        'terms': 0.623357,
-        'lexical_rr': 0.293177,
-        'vector_rr': 0.447758,
-        'both_lists': -0.996584,
-        'vector_only': 0.771606,
-        'cosine': 6.14891,
-        'cosine_to_best': 0.680529,
-        'score_to_best': 2.67642,
-        'rank_rr': 0.433911,
-        'best_margin': 1.17597,
-        'message': -1.84948,
-        'assistant': 0.336687,
-        'standing': -1.00037,
-        'recency': -2.33267,
-        'index_size': -0.744532,
+        'relevance': -1.5853,
+        'sqrt_relevance': 6.03543,
+        'coverage': 0.591735,
+        'all_terms': 0.511636,
+        'matched_specificity': 0.911851,
+        'query_specificity': 0.140765,
+        'terms': 0.68977,
+        'lexical_rr': -0.299701,
+        'vector_rr': 0.238537,
+        'both_lists': -1.53128,
+        'vector_only': 0.477749,
+        'cosine': 6.2035,
+        'cosine_to_best': 0.222033,
+        'score_to_best': 3.68419,
+        'rank_rr': 0.571754,
+        'best_margin': 1.97241,
+        'message': -1.82728,
+        'assistant': 0.343869,
+        'standing': -1.3738,
+        'recency': -2.0805,
+        'index_size': -0.792662,
         'pending': 0,
-        'exact': 5.68224,
-        'fuzzy': -0.891865,
+        'exact': 5.54931,
+        'fuzzy': -1.0569,
     },
     threshold=0.51,
     related_floor=0.51,
+    kind_thresholds={'message': 0.37, 'note': 0.51},
 )
 
 

@@ -208,9 +208,9 @@ def verdict(cand: Candidate, policy: RecallPolicy, confidence: float | None,
         return Verdict(False, "relevance_floor", (s.relevance, policy.min_relevance))
     if confidence is None:
         return Verdict(False, "depth", (policy.depth,))
-    ok = confidence >= model.threshold
-    return Verdict(ok, "confident" if ok else "unconfident",
-                   (confidence, model.threshold, model.name))
+    bar = model.threshold_for(cand.identity.kind)
+    ok = confidence >= bar
+    return Verdict(ok, "confident" if ok else "unconfident", (confidence, bar, model.name))
 
 
 def lexical_pass_floor(policy: RecallPolicy) -> float:

@@ -25,9 +25,10 @@ def test_the_fit_recovers_a_known_model() -> None:
     assert weights == pytest.approx(truth, abs=0.15)
 
 
-def _row(query: str, rank: int, relevant: bool, answerable: bool, stage: int = 1) -> cf.Row:
-    return cf.Row("s", query, stage, rank, f"g{rank}", (0.0,) * len(FEATURES), relevant,
-                  answerable)
+def _row(query: str, rank: int, relevant: bool, answerable: bool, stage: int = 1,
+         kind: str = "note", source: str = "s") -> cf.Row:
+    return cf.Row(source, query, stage, rank, f"{kind}:g{rank}", (0.0,) * len(FEATURES),
+                  relevant, answerable)
 
 
 def test_the_gate_is_replayed_in_list_order_within_the_time_named_first() -> None:
@@ -44,6 +45,29 @@ def test_the_gate_is_replayed_in_list_order_within_the_time_named_first() -> Non
     assert cf.gate_figures(many, np.full(5, 0.9), 0.5)["s"]["hit"] == 0  # past max_hits
 
 
+def test_each_kind_is_replayed_against_its_own_threshold() -> None:
+    rows = [_row("a", 1, False, True), _row("a", 2, True, True, kind="message")]
+    p = np.array([0.9, 0.4])
+    assert cf.gate_figures(rows, p, {"note": 0.5, "message": 0.3})["s"]["hit"] == 1
+    assert cf.gate_figures(rows, p, 0.5)["s"]["hit"] == 0
+
+
+def test_the_kinds_thresholds_are_the_best_mean_hit_within_the_fpr_bound() -> None:
+    # Vault sets: notes; LoCoMo: conversation units. A unit's estimate of 0.3 answers its
+    # query, and the no-answer units reach 0.2 at most; a note needs 0.7.
+    rows = [_row("v1", 1, True, True, source="dev"),
+            _row("v0", 1, False, False, source="dev"),
+            _row("l1", 1, True, True, kind="message", source="locomo-0"),
+            _row("l0", 1, False, False, kind="message", source="locomo-0")]
+    p = np.array([0.8, 0.6, 0.3, 0.2])
+    # One threshold for both is held by the notes: above the no-answer note's 0.6.
+    assert 0.6 <= cf.choose_threshold(rows, p, 0.0) <= 0.61
+    bars = cf.choose_kind_thresholds(rows, p, 0.0)
+    assert bars["note"] > 0.6 and 0.2 < bars["message"] <= 0.3
+    tally = cf.gate_figures(rows, p, bars)
+    assert [cf.rates(tally, [n]) for n in ("dev", "locomo-0")] == [(1.0, 0.0), (1.0, 0.0)]
+
+
 def test_writing_one_model_keeps_the_other(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cf, "MODELS_FILE", tmp_path / "models.py")
@@ -52,9 +76,12 @@ def test_writing_one_model_keeps_the_other(tmp_path: Path,
                             (RetrievalMode.LEXICAL, 0.45)):
         name, prefixes = cf.FIT_FOR[mode]
         cf.write_model(mode, cf.model_source(name, prefixes, -1.0, weights, threshold,
-                                             threshold, "Fitted on a test."))
+                                             threshold, "Fitted on a test.",
+                                             {"message": threshold - 0.1}))
     namespace: dict[str, object] = {}
     exec(compile(cf.MODELS_FILE.read_text(encoding="utf-8"), "models.py", "exec"), namespace)
     assert namespace["LEXICAL"].threshold == 0.45  # type: ignore[attr-defined]
     assert namespace["MINILM"].threshold == 0.6  # type: ignore[attr-defined]
+    assert namespace["LEXICAL"].threshold_for("message") == pytest.approx(  # type: ignore[attr-defined]
+        0.35)
     assert namespace["MODELS"] == (namespace["MINILM"],)

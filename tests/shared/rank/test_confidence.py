@@ -29,6 +29,22 @@ def test_a_model_that_weighs_an_unknown_feature_is_refused() -> None:
                         threshold=0.5, related_floor=0.0)
 
 
+def test_a_kind_with_a_threshold_of_its_own_is_held_to_it_and_any_other_to_the_models(
+        ) -> None:
+    model = ConfidenceModel(name="t", model_prefixes=(), bias=0.0, weights={}, threshold=0.5,
+                            related_floor=0.0, kind_thresholds={"message": 0.4})
+    assert (model.threshold_for("message"), model.threshold_for("note"),
+            model.threshold_for("bookmark")) == (0.4, 0.5, 0.5)
+
+
+def test_the_shipped_models_hold_conversation_units_to_a_lower_threshold() -> None:
+    # Chosen per kind on tuning data (bench/confidence_fit.py): a unit's estimate reaches
+    # the false-positive target lower than a note's.
+    for m in (LEXICAL, *MODELS):
+        assert set(m.kind_thresholds) == {"note", "message"}, m.name
+        assert m.threshold_for("message") < m.threshold_for("note") == m.threshold, m.name
+
+
 def test_the_lexical_model_reads_no_vector_feature() -> None:
     for name in ("vector_rr", "both_lists", "vector_only", "cosine", "cosine_to_best"):
         assert LEXICAL.weights.get(name, 0.0) == 0.0, name

@@ -39,6 +39,18 @@ def test_the_gate_injects_a_hit_whose_estimate_reaches_the_threshold() -> None:
     assert "0.50" in decision.verdict.reason  # the threshold, in words
 
 
+def test_each_kind_of_hit_is_held_to_its_own_threshold() -> None:
+    units_lower = ConfidenceModel(name="kinds", model_prefixes=(), bias=-5.0,
+                                  weights={"relevance": 10.0}, threshold=0.5,
+                                  related_floor=0.0, kind_thresholds={"message": 0.3})
+    # P ~ 0.38 for both: enough for a conversation unit, not for a note.
+    hits = [candidate("n", 0.45), candidate("m", 0.45, kind="message")]
+    decisions = {d.candidate.identity.id: d for d in judge(hits, AUTOMATIC, gauge(units_lower))}
+    assert decisions["m"].chosen and decisions["m"].verdict.rule == "confident"
+    assert not decisions["n"].chosen and decisions["n"].verdict.rule == "unconfident"
+    assert "0.30" in decisions["m"].verdict.reason and "0.50" in decisions["n"].verdict.reason
+
+
 def test_gate_caps_the_number_of_hits() -> None:
     strong = [candidate(f"id{i}", 0.9) for i in range(10)]
     decisions = judge(strong, AUTOMATIC, gauge())

@@ -45,6 +45,7 @@ async def test_a_search_trace_lists_every_candidate_with_its_scores_and_decision
     body = got.json()
     assert (body["subject"], body["policy"], body["mode"], body["gate"]["model"]) == (
         "search", "explicit", "lexical", LEXICAL.name)
+    assert body["gate"]["kind_thresholds"] == dict(LEXICAL.kind_thresholds)
     hits = [c for c in body["candidates"] if c["hit"]]
     # The trace's hits are the search's, in its order, with the same scores.
     assert [(c["id"], c["score"]) for c in hits] == [(h["id"], h["score"])
