@@ -332,7 +332,8 @@ def reliability(p: np.ndarray, y: np.ndarray, w: np.ndarray, bins: int = 10
     return out, ece / w.sum()
 
 
-def plot(table: dict[str, list[tuple[float, float, float, int]]], path: Path) -> None:
+def plot(table: dict[str, list[tuple[float, float, float, int]]], path: Path,
+         seen: str = "out of fold") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -342,7 +343,7 @@ def plot(table: dict[str, list[tuple[float, float, float, int]]], path: Path) ->
     ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect")
     for name, bins in table.items():
         ax.plot([b[0] for b in bins], [b[1] for b in bins], marker="o", label=name)
-    ax.set_xlabel("estimated P(relevant), out of fold")
+    ax.set_xlabel(f"estimated P(relevant), {seen}")
     ax.set_ylabel("observed share relevant")
     ax.set_title("Reliability of the gate's estimate (tuning data)")
     ax.legend(loc="upper left")
@@ -460,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
         h, f = rates(tally, [name])
         print(f"  {name:14} {h:.3f} / {f:.3f}")
     if args.plot:
-        plot(table, args.plot)
+        plot(table, args.plot, seen)
         print(f"reliability diagram: {args.plot}")
     if args.write:
         if args.thresholds_only:

@@ -45,7 +45,7 @@ def serve(tmp_path: Path) -> Iterator:
                                               retrieval_mode=mode), "127.0.0.1")
         ctx = running_server(tmp_path / f"{mode}-{len(stack)}.sqlite", token="e2e-token",
                              settings=settings, semantic_env=env or {},
-                             semantic_budget_s=None if env else SEMANTIC_BUDGET_S)
+                             semantic_budget_s=SEMANTIC_BUDGET_S)
         server = ctx.__enter__()
         stack.append(ctx)
         sync_notes(server, *NOTES)

@@ -24,6 +24,7 @@ from local.semantic.wiring import semantics_or_problem
 from local.server import WithRuntime
 from local.sqlite_db import SqliteDatabase
 from tests.conftest import BASE_URL, LOCAL_OWNER, TOKEN, Clock, note, sync
+from tests.e2e.conftest import SEMANTIC_BUDGET_S
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.indexing.scheduling import index_now
@@ -42,9 +43,12 @@ NOTES = [note("Home/Boiler.md", "The boiler service is due every October; call M
 
 def runtime_for(db: SqliteDatabase, semantics: Semantics | None, mode: str = "hybrid",
                 problem: str | None = None) -> Runtime:
+    """These tests are of what semantic recall finds and reports: its budget is roomy, so
+    that a loaded suite does not step a recall down to lexical."""
+    roomy = replace(semantics, budget_s=SEMANTIC_BUDGET_S) if semantics else None
     return Runtime(db=db, settings=Settings(sync_tokens=(TOKEN,), **LOCAL_OWNER,
                                             retrieval_mode=mode),
-                   clock=Clock(), semantics=semantics, semantic_problem=problem)
+                   clock=Clock(), semantics=roomy, semantic_problem=problem)
 
 
 async def client_for(rt: Runtime) -> httpx.AsyncClient:
