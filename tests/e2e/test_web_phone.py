@@ -1,14 +1,15 @@
 """The web client at phone size (390×844) and desktop size (1280×800) in real chromium:
-on a phone every view (new chat, search, history, status) is reached through the Menu
-drawer, the composer's placeholder fits, and nothing scrolls sideways; on a desktop the
-sidebar stays where it was. Screenshots go to test-output/ (and with UPDATE_DOCS=1 to
-docs/, where the README shows them)."""
+on a phone every view (new chat, search, saved memories, history, status) is reached
+through the Menu drawer, the composer's placeholder fits, and nothing scrolls sideways; on
+a desktop the sidebar stays where it was. Screenshots go to test-output/ (and with
+UPDATE_DOCS=1 to docs/, where the README shows them)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -53,7 +54,8 @@ def test_a_phone_reaches_every_view_through_the_menu(phone: Page,
     phone.click("#open-menu")
     expect(phone.locator("#sidebar")).to_be_visible()
     assert phone.locator("#open-menu").get_attribute("aria-expanded") == "true"
-    for view in ("#new-chat", "#open-search", "#conversations li", "#status-panel"):
+    for view in ("#new-chat", "#open-search", "#open-memories", "#conversations li",
+                 "#status-panel"):
         expect(phone.locator(view).first).to_be_visible()
     screens(phone, "phone-menu.png")
 
@@ -72,6 +74,19 @@ def test_a_phone_reaches_every_view_through_the_menu(phone: Page,
     phone.click("#mobile-search")
     expect(phone.locator("#search-view")).to_be_visible()
     no_sideways_scroll(phone)
+    phone.keyboard.press("Escape")
+
+    fact = "The tomato bed gets copper spray every second Sunday in June"
+    saved = httpx.post(f"{server.url}/api/memories", json={"fact": fact}, timeout=30,
+                       headers={"origin": server.url})
+    assert saved.status_code == 200, saved.text
+    phone.click("#open-menu")
+    phone.click("#open-memories")
+    expect(phone.locator("#sidebar")).to_be_hidden()
+    expect(phone.locator("dialog#memories")).to_be_visible()
+    expect(phone.locator("#memories-list li").filter(has_text="copper spray")).to_have_count(1)
+    no_sideways_scroll(phone)
+    screens(phone, "phone-memories.png")
 
 
 def test_a_desktop_keeps_its_sidebar(browser: Browser, server: RunningServer) -> None:  # noqa: F811

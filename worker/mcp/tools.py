@@ -30,8 +30,6 @@ FROM vault_notes AS n JOIN vaults AS v ON v.vid = n.vid
 WHERE n.path = ?1 AND (?2 IS NULL OR v.name = ?2)
 ORDER BY v.name LIMIT 2
 """
-# What `remember` writes to: one conversation of the owner's remembered facts, so each is
-# an owner message like any other (searched, recalled, forgotten the same way).
 
 
 class _Input(BaseModel):
