@@ -4,12 +4,15 @@ SQLite file, the export files as the assistants ship them (JSON, or the ZIP)."""
 from __future__ import annotations
 
 import json
+import os
+import pty
 import sqlite3
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+from hub.progress import MIN_ITEMS
 from tests.conftest import ROOT
 
 EXPORTS = ROOT / "tests" / "fixtures" / "exports"
@@ -75,3 +78,40 @@ def test_a_file_that_is_not_an_export_is_one_clear_error(tmp_path: Path) -> None
     missing = mallory("import", "chatgpt", str(tmp_path / "nope.json"), "--db",
                       str(tmp_path / "m.sqlite"))
     assert missing.returncode == 2 and "cannot import" in missing.stderr
+
+
+def in_a_terminal(*args: str) -> tuple[int, str]:
+    """`mallory ARGS` with its stderr on a pseudo-terminal, as an owner at a shell sees it:
+    the exit code and everything the terminal was sent."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "local.cli", *args], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=slave,
+                            env={**os.environ, "COLUMNS": "100", "TERM": "xterm"})
+    os.close(slave)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal (EIO on Linux)
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(master)
+    return proc.wait(timeout=120), screen.decode(errors="replace")
+
+
+def test_a_terminal_sees_the_progress_bar_of_a_long_import(tmp_path: Path) -> None:
+    [first, *_] = json.loads((EXPORTS / "chatgpt_conversations.json").read_text())
+    many = [{**first, "title": f"Tyres {i}", "id": f"conv-{i}", "conversation_id": f"conv-{i}"}
+            for i in range(MIN_ITEMS + 20)]
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(many))
+    db = tmp_path / "mallory.sqlite"
+    code, screen = in_a_terminal("import", "chatgpt", str(export), "--db", str(db))
+    assert code == 0, screen
+    assert "import" in screen and f"{len(many)}/{len(many)}" in screen, screen
+    assert count(db, "conversations") == len(many)
+    # Not on a terminal (a pipe, cron): no bar, only the summary.
+    again = mallory("import", "chatgpt", str(export), "--db", str(db))
+    assert f"/{len(many)}" not in again.stderr and "0 added" in again.stdout
