@@ -15,6 +15,7 @@ import pytest
 
 from local.server import settings_for_bind
 from local.thread_server import RunningServer, running_server
+from shared.rank.policy import REASONS
 from tests.conftest import note
 from tests.e2e.conftest import SEMANTIC_BUDGET_S, sync_notes
 from worker.config import Settings
@@ -168,3 +169,41 @@ def test_a_search_can_ask_for_its_own_mode(serve) -> None:
     assert (asked["mode"], asked["fallback"]) == ("lexical", None)
     assert REFUND not in ids(asked)  # lexical's answer, not adaptive's
     assert ids(search(server, PARAPHRASE))[0] == REFUND  # and the default is untouched
+
+
+def inspect(server: RunningServer, path: str, **params: str) -> dict:
+    response = httpx.get(f"{server.url}{path}", params=params, timeout=60)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_the_inspector_shows_each_candidates_vector_scores_in_the_mode_asked(serve) -> None:
+    """Why these memories, with the local MiniLM: the paraphrase's refund note (no word in
+    common) is a candidate by its cosine and vector rank alone, fused in hybrid; the same
+    server asked for lexical shows no vector score at all."""
+    server = serve("hybrid")
+    trace = inspect(server, "/api/inspect/search", q=PARAPHRASE)
+    by_id = {c["id"]: c for c in trace["candidates"]}
+    refund = by_id[REFUND]
+    assert refund["lexical_rank"] is None and refund["matched_terms"] == []
+    assert 0 < refund["cosine"] <= 1 and refund["vector_rank"] == 1
+    assert refund["fused"] is not None and refund["fused"] > 0
+    assert all(c["cosine"] is None or -1 <= c["cosine"] <= 1 for c in by_id.values())
+    assert refund["decision"]["rule"] in REASONS and refund["decision"]["reason"]
+    lexical = inspect(server, "/api/inspect/search", q=PARAPHRASE, mode="lexical")
+    assert REFUND not in {c["id"] for c in lexical["candidates"]}
+    assert all(c["cosine"] is None and c["vector_rank"] is None and c["fused"] is None
+               for c in lexical["candidates"])
+
+    # An answer's trace: automatic recall re-run in adaptive, with its confidence.
+    adaptive = serve("adaptive")
+    chat = httpx.post(f"{adaptive.url}/api/chat",
+                      json={"content": "money back after buying something"},
+                      headers={"origin": adaptive.url}, timeout=60)
+    assert chat.status_code == 200, chat.text
+    why = inspect(adaptive, f"/api/inspect/answers/{chat.json()['assistant_message']['id']}")
+    refund = next(c for c in why["candidates"] if c["id"] == REFUND)
+    assert refund["cosine"] is not None and refund["injected"] is True
+    assert refund["decision"]["passed"] and refund["confidence"] is not None
+    assert REFUND in {s["id"] for s in why["answer"]["cited"]} | {
+        s["id"] for s in why["answer"]["injected"]}
