@@ -66,7 +66,7 @@ def test_nothing_written_in_incognito_is_ever_recalled(serve_mode, mode) -> None
     if mode != "lexical":
         wait_indexed(server)  # every vector that will ever be written is written
 
-    modes = ["lexical"] if mode == "lexical" else ["lexical", "hybrid", "adaptive"]
+    modes = ["lexical"] if mode == "lexical" else ["lexical", "hybrid", "adaptive", "quality"]
     for query in (ASK_SECRET, PARAPHRASE, "Banca Quercia", "deeds cottage"):
         for asked in modes:
             found = get(server, "/api/search", q=query, mode=asked)

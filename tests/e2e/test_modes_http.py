@@ -127,6 +127,13 @@ def test_a_failing_embedder_steps_down_to_lexical_and_chat_goes_on(serve) -> Non
     recall = chat.json()["recall"]
     assert recall["mode"] == "lexical" and recall["fallback"] == body["fallback"]
     assert [s["id"] for s in chat.json()["assistant_message"]["sources"]] == [REFUND]
+    # /status says so, rather than "adaptive" as if all were well.
+    status = httpx.get(f"{broken.url}/status", timeout=60)
+    assert status.status_code == 200, status.text
+    retrieval = status.json()["retrieval"]
+    assert retrieval["mode"] == "lexical" and retrieval["embedder"]["reachable"] is False
+    assert retrieval["embedder"]["error"] and "127.0.0.1:9" not in retrieval["embedder"]["error"]
+    assert any("adaptive steps down to lexical" in n for n in retrieval["notes"]), retrieval
 
 
 def test_automatic_recall_reports_the_mode_it_ran(serve) -> None:
