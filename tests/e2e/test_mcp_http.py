@@ -103,6 +103,8 @@ async def test_every_tool_through_the_sdk(server: RunningServer) -> None:
         assert gone
         again = result(await s.call_tool("search_memory", {"query": "bike lock code"}))
         assert message_id not in [h["id"] for h in again["hits"]]
+        async with httpx.AsyncClient(base_url=server.url, headers=owner(server.url)) as web:
+            assert (await web.get("/api/memories")).json()["memories"] == []  # deleted too
 
         missing = await s.call_tool("get_note", {"path": "Nowhere.md"})
         assert missing.is_error and "no note" in text_of(missing)
