@@ -5,15 +5,25 @@ page lists them, corrects one and deletes one (after a confirmation)."""
 
 from __future__ import annotations
 
+import os
+
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from local.thread_server import RunningServer
+from tests.conftest import ROOT
 from tests.e2e.conftest import shot
 from tests.e2e.test_web_manage import chat_in_page
 
 pytestmark = pytest.mark.browser
+
+
+def screens(page: Page, name: str) -> None:
+    """A screenshot in test-output/, and in docs/ with UPDATE_DOCS=1 (the README's)."""
+    shot(page, name)
+    if os.environ.get("UPDATE_DOCS") == "1":
+        page.screenshot(path=str(ROOT / "docs" / name))
 
 
 def saved(server: RunningServer) -> list[str]:
@@ -28,7 +38,7 @@ def test_remember_that_asks_first_and_the_memory_page_edits_and_deletes(
     expect(approve).to_be_visible()
     expect(page.locator("#remember-fact")).to_have_value("My bike lock code is 4173")
     assert saved(server) == []  # nothing before the owner confirms
-    shot(page, "remember-approve.png")
+    screens(page, "remember-approve.png")
     page.fill("#remember-fact", "My bike lock code is 4173 (the red D-lock)")
     page.click("#remember-save")
     expect(approve).to_be_hidden()
@@ -55,7 +65,7 @@ def test_remember_that_asks_first_and_the_memory_page_edits_and_deletes(
     items = page.locator("#memories-list li")
     expect(items).to_have_count(2)
     expect(page.locator("#memories-state")).to_contain_text("2 saved memories")
-    shot(page, "saved-memories.png")
+    screens(page, "saved-memories.png")
     lock_id = items.filter(has_text="4173").get_attribute("data-memory-id")
     lock = page.locator(f"#memories-list li[data-memory-id='{lock_id}']")
     lock.locator("[data-memory-edit]").click()
