@@ -15,7 +15,7 @@ def test_every_long_pole_is_a_test_file() -> None:
 
 
 def test_the_session_collects_the_long_poles_first(request: pytest.FixtureRequest) -> None:
-    files = []
+    files: list[str] = []
     for item in request.session.items:
         path = item.path.relative_to(ROOT).as_posix()
         if not files or files[-1] != path:
