@@ -8,6 +8,7 @@ term rarity look like real text; lengths are log-normal (chat messages ~40 words
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from dataclasses import dataclass
@@ -23,23 +24,34 @@ _ONSETS = ["b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t",
            "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr"]
 _VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou"]
 _CODAS = ["", "n", "r", "s", "t", "l", "m", "nd", "st", "ck"]
+_CHUNK = 65_536
 
 
 def vocabulary(size: int = VOCABULARY, seed: int = 3) -> list[str]:
     """Stopwords first (the most frequent ranks), then pseudo-words in random order, so
     that first letters spread over the alphabet as in a real vocabulary."""
+    return list(_vocabulary(size, seed))
+
+
+@functools.cache
+def _vocabulary(size: int, seed: int) -> tuple[str, ...]:
     syllables = [o + v + c for o, v, c in itertools.product(_ONSETS, _VOWELS, _CODAS)]
-    pairs = [a + b for a, b in itertools.product(syllables, syllables)]
-    np.random.default_rng(seed).shuffle(pairs)
+    # The shuffle of every (first, second) syllable pair, done on their indices: the same
+    # permutation as shuffling the 6.35 million pair strings, in a tenth of the time.
+    order = np.arange(len(syllables) ** 2)
+    np.random.default_rng(seed).shuffle(order)
     words: list[str] = sorted(STOPWORDS)
     seen = set(words)
-    for word in pairs:
-        if len(words) >= size:
-            break
-        if word not in seen:
-            seen.add(word)
-            words.append(word)
-    return words
+    for start in range(0, len(order), _CHUNK):
+        for k in order[start:start + _CHUNK].tolist():
+            if len(words) >= size:
+                return tuple(words)
+            first, second = divmod(k, len(syllables))
+            word = syllables[first] + syllables[second]
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+    return tuple(words)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from local.sqlite_db import SqliteDatabase
 from shared.api.sync_payload import NoteUpsert, SyncBatch, SyncResult
 from shared.time.durations import MS_PER_DAY
 from tests import embedder
+from tests.schedule import long_poles_first
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.db import Database
@@ -33,7 +34,9 @@ hypothesis_settings.load_profile("mallory")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked `embed` skip, saying why, where the optional embedder is missing."""
+    """The long-running files first (tests/schedule.py); tests marked `embed` skip, saying
+    why, where the optional embedder is missing."""
+    long_poles_first(items, ROOT)
     if embedder.MISSING:
         for item in items:
             if item.get_closest_marker("embed"):

@@ -34,6 +34,8 @@ from tests.e2e.hubs import (
 WORDS = ["alpha", "beta", "gamma", "delta", "fern", "kiln", "monstera", "bread", "starter",
          "steam", "river", "stone", "lamp", "harbour", "violin", "quartz", "lantern", "meadow",
          "cobalt", "thistle"]
+# The default run kills 3 hubs; .ci/run 10 after it (RELIABILITY_KILL_ROUNDS).
+KILL_ROUNDS = int(os.environ.get("RELIABILITY_KILL_ROUNDS", "3"))
 
 
 @pytest.fixture
@@ -152,13 +154,14 @@ def test_two_vaults_with_the_same_paths_and_a_full_sync_of_one(hooked, tmp_path:
                                                                            ("Work", 2)]
 
 
+@pytest.mark.reliability
 def test_a_hub_killed_at_random_points_loses_nothing(hooked, tmp_path: Path) -> None:
     server, hook = hooked
     vault, state = tmp_path / "vault", tmp_path / "state"
     rng = make_vault(vault, 600, seed=23)
     run_hub(server, vault, state)
     kills, killed = random.Random(1_234), 0
-    for round_ in range(10):
+    for round_ in range(KILL_ROUNDS):
         files = sorted(vault_notes(vault))
         for rel in kills.sample(files, 80):  # deletes in flight
             (vault / rel).unlink()
@@ -178,7 +181,8 @@ def test_a_hub_killed_at_random_points_loses_nothing(hooked, tmp_path: Path) -> 
         killed += hub.returncode == -signal.SIGKILL
         run_hub(server, vault, state)
         assert_in_sync(server, vault)
-    assert killed >= 8  # a run makes 4 to 6 requests: most targets are reached
+    # A run makes 4 to 6 requests: most targets are reached.
+    assert killed >= KILL_ROUNDS * 8 // 10, (killed, KILL_ROUNDS)
 
 
 def test_the_same_state_pointed_at_a_new_empty_worker_sends_everything(tmp_path: Path
