@@ -1,8 +1,8 @@
-"""The order in which pytest-xdist deals test files to its two workers.
+"""The order in which pytest-xdist deals test files to its processes.
 
 `scripts/test` runs `--dist loadfile --no-loadscope-reorder`: a file goes whole to one
 worker, in collection order. xdist's own order (most tests first) dealt the few-test,
-minute-long files last, so one worker ran them alone while the other sat idle. Here the
+minute-long files last, so one worker ran them alone while the others sat idle. Here the
 long poles go first, slowest first, and the many short files fill in behind them.
 """
 
