@@ -46,6 +46,9 @@ class Scoring:
     # Each query term's IDF in this corpus (FTS form → IDF); a term absent weighs 1.
     idf: Mapping[str, float] = field(default_factory=dict)
     asks: Speaker | None = None  # the speaker the query asks about (shared/text/turns.py)
+    # A vector hit's cosine, set as the candidate is made (copying each resolved hit to
+    # add it cost two dataclass copies per hit, bench.latency --profile).
+    cosine: float | None = None
 
 
 @dataclass(frozen=True)

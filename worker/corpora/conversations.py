@@ -228,7 +228,7 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
             conversation_id=str(row["conversation_id"]),
             role="assistant" if on_answer else "user",
             knowledge_role=standing.knowledge_role),
-        scores=Scores(relevance=s.relevance, boost=s.boost),
+        scores=Scores(relevance=s.relevance, boost=s.boost, cosine=s.cosine),
         presentation=Presentation(text=answer if on_answer else question),
         message=MessageFacts(reply=None if on_answer else (answer or None),
                              asked=(question or None) if on_answer else None),

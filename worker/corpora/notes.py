@@ -204,7 +204,7 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
             href=note_href(vault, path, heading, best_block(text, s.terms)),
             timestamp_ms=s.timestamp_ms, covers=(path,), vault=vault, vid=vid,
             heading=heading, knowledge_role=role_of(row["note_type"], row["role"])),
-        scores=Scores(relevance=s.relevance, boost=s.boost),
+        scores=Scores(relevance=s.relevance, boost=s.boost, cosine=s.cosine),
         presentation=Presentation(text=text, fields=_fields(row)),
         note=NoteFacts(status=normal_status(row["status"]), related=bool(row["related"])))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import recency_boost
@@ -102,11 +102,9 @@ def candidates(found: Found, results: Sequence[Result], query: SearchQuery, now_
     for (record, _), result in zip(found.corpora, results, strict=True):
         for row in result.results:
             ts = int(row[record.timestamp_column])
-            cand = record.to_candidate(row, Scoring(0.0, recency_boost(ts, now_ms), ts,
-                                                    str(row[record.group_column]),
-                                                    query.terms, asks=asks))
-            made.append(replace(cand, scores=replace(
-                cand.scores, cosine=scores.get(str(row["vector_id"]), 0.0))))
+            made.append(record.to_candidate(row, Scoring(
+                0.0, recency_boost(ts, now_ms), ts, str(row[record.group_column]),
+                query.terms, asks=asks, cosine=scores.get(str(row["vector_id"]), 0.0))))
     return made
 
 
