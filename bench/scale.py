@@ -131,7 +131,7 @@ def print_size(r: dict[str, Any]) -> None:
         print(f"  {mode:<8} p50 {m['p50_ms']:7.2f} ms  p95 {m['p95_ms']:7.2f} ms  floor p95 "
               f"{m['floor_p95_ms']:6.2f} ms  p95/floor {m['p95_ms'] / m['floor_p95_ms']:5.2f}x  "
               f"CPU p95/floor {m['cpu_p95_ms'] / m['floor_cpu_p95_ms']:5.2f}x  Python "
-              f"{m['python_ms']:6.2f} ms  embedding {m['embed_p50_ms']:5.2f} ms  "
+              f"{m['python_cpu_ms']:6.2f} ms CPU  embedding {m['embed_p50_ms']:5.2f} ms  "
               f"stepped down {m['fallbacks']}", flush=True)
     if "hybrid" in r:
         lex, hyb = r["lexical"], r["hybrid"]
@@ -150,9 +150,9 @@ GROWTH: list[tuple[str, Any]] = [
     ("build (notes + sections + FTS)", lambda r: r["build"]["notes_s"]),
     ("floor p95", lambda r: r["lexical"]["floor_p95_ms"]),
     ("lexical p95", lambda r: r["lexical"]["p95_ms"]),
-    ("lexical Python", lambda r: r["lexical"]["python_ms"]),
+    ("lexical Python (CPU)", lambda r: r["lexical"]["python_cpu_ms"]),
     ("hybrid p95", lambda r: r.get("hybrid", {}).get("p95_ms")),
-    ("hybrid Python", lambda r: r.get("hybrid", {}).get("python_ms")),
+    ("hybrid Python (CPU)", lambda r: r.get("hybrid", {}).get("python_cpu_ms")),
     ("vectors in memory", lambda r: r.get("vectors_mb")),
     ("vectors reload", lambda r: r.get("vectors_reload_s")),
 ]
