@@ -43,12 +43,14 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bench.corpus import Generator
 from bench.latency_corpus import NOW_MS, build, cached, model_vectors, random_vectors, units
 from bench.stopwatch import Stopwatch, timed_semantics
+from bench.system import RELEVANCE_SEMANTIC_BUDGET_S
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, assessed
 from shared.text.sanitiser import Mode, build_query
@@ -191,7 +193,7 @@ def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, fl
 
 def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
              index_vectors: str, cache: Path | None = None,
-             profile_top: int = 0) -> list[dict[str, Any]]:
+             profile_top: int = 0, no_budget: bool = False) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="mallory-latency-") as tmp:
         started = time.perf_counter()
@@ -202,6 +204,8 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
         runs: list[tuple[RetrievalMode, Semantics | None]] = [(RetrievalMode.LEXICAL, None)]
         if mode is not RetrievalMode.LEXICAL:
             sem, vectors_s, count = semantics_for(db, index_vectors)
+            if no_budget:
+                sem = replace(sem, budget_s=RELEVANCE_SEMANTIC_BUDGET_S)
             base.update(vectors=count, vectors_s=round(vectors_s, 1),
                         index_vectors=index_vectors)
             runs.append((mode, sem))
@@ -267,13 +271,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="print cProfile's top N functions instead of timings")
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--no-budget", action="store_true",
+                        help="semantic modes: lift the 300 ms semantic budget, so that on a "
+                        "loaded machine no recall steps down to lexical (to compare two "
+                        "versions of the code)")
     args = parser.parse_args(argv)
     gen = Generator(seed=11)
     queries = [gen.query() for _ in range(args.queries + WARMUP)]
     print_header()
     rows = [row for messages, notes in sizes_up_to(args.max_messages)
             for row in run_size(messages, notes, queries, RetrievalMode(args.mode),
-                                args.index_vectors, args.cache, args.profile)]
+                                args.index_vectors, args.cache, args.profile,
+                                args.no_budget)]
     if args.json:
         args.json.write_text(json.dumps({"sizes": rows}, indent=2))
     return 0
