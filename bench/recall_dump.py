@@ -8,8 +8,12 @@ no block and no hit).
 The corpus and the queries are bench.latency's (the same seeds, warm-up queries
 included). Each line: the query, the Recall block, and every injected hit with its score
 fields, rounded to 12 digits (the merge's own rounding) so a line differs only when what
-recall decides differs. Hybrid and adaptive use the local MiniLM for the query and
-random unit vectors for the units, as bench.latency does.
+recall decides differs; and the gate's decision on every candidate of the merged list, in
+its order (unit, ranks, cosine, fused and final scores, estimate, rule), so a change of
+the fused list shows even where nothing is injected. Hybrid and adaptive use the local
+MiniLM for the query and random unit vectors for the units, as bench.latency does,
+without the chat-time latency guard (bench.system's budget): on a loaded machine a
+timeout would turn a query lexical, and the dump would depend on the load.
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ import asyncio
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bench.corpus import Generator
 from bench.latency import QUERIES, WARMUP, semantics_for
 from bench.latency_corpus import NOW_MS, build, cached
+from bench.system import RELEVANCE_SEMANTIC_BUDGET_S
 from shared.block.envelope import Injected
+from shared.rank.policy import Decision
 from worker.recall.automatic import automatic_recall
 from worker.recall.modes import RetrievalMode
 
@@ -47,6 +54,15 @@ def _hit(hit: Injected) -> dict[str, Any]:
             "links": [[x.type, x.direction, x.other] for x in c.note.links]}
 
 
+def _decision(d: Decision) -> list[Any]:
+    c = d.candidate
+    s = c.scores
+    return [c.identity.kind, c.identity.unit, c.identity.id, c.identity.group, d.rank,
+            s.lexical_rank, s.vector_rank, _number(s.relevance), _number(s.cosine),
+            _number(s.fused), _number(s.final), _number(s.confidence), d.verdict.rule,
+            d.chosen]
+
+
 async def dump(db: Any, queries: list[str], mode: RetrievalMode, sem: Any) -> list[str]:
     lines = []
     for text in queries:
@@ -55,7 +71,9 @@ async def dump(db: Any, queries: list[str], mode: RetrievalMode, sem: Any) -> li
         lines.append(json.dumps({"query": text, "mode": recall.ran.mode.value,
                                  "fallback": recall.ran.fallback, "error": recall.error,
                                  "block": recall.block,
-                                 "injected": [_hit(h) for h in recall.injected]},
+                                 "injected": [_hit(h) for h in recall.injected],
+                                 "decisions": [_decision(d) for d in (
+                                     recall.gated.decisions if recall.gated else ())]},
                                 sort_keys=True, default=str))
     return lines
 
@@ -76,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mallory-dump-") as tmp:
         db = cached(args.cache, args.messages, args.notes) if args.cache else build(
             Path(tmp) / "bench.sqlite", args.messages, args.notes)
-        sem = semantics_for(db, "random")[0] if mode is not RetrievalMode.LEXICAL else None
+        sem = replace(semantics_for(db, "random")[0], budget_s=RELEVANCE_SEMANTIC_BUDGET_S) \
+            if mode is not RetrievalMode.LEXICAL else None
         lines = asyncio.run(dump(db, queries, mode, sem))
         db.close()
     args.out.write_text("\n".join(lines) + "\n")
