@@ -30,7 +30,6 @@ MASS_DELETE_MIN = 10
 
 Reader = Callable[[Path, str, int], Page | Rejection | Unstable]
 Counter = Callable[[int, int], None]  # (done, total)
-Ready = Callable[["Plan", NoteUpsert], None]
 
 
 @dataclass
@@ -59,20 +58,16 @@ class Plan:
 
 
 def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: int,
-                 read: Reader = read_page, progress: Counter | None = None,
-                 ready: Ready | None = None) -> Plan:
+                 read: Reader = read_page, progress: Counter | None = None) -> Plan:
     """Compare the vault with what the state says the Worker holds: a file whose stat is
     as recorded (and not racy) is not even read; the others are read and sent when their
     hash differs; a path the state holds and the vault no longer does is deleted. A page
     whose relation target was missing and now exists is read and sent again, so its
-    relation names the page that appeared. Each page read has its relations resolved
-    against the vault's paths at once, and `ready(plan, note)` is told of each upsert as
-    soon as it is planned (hub/sync.py sends batches while the rest is read).
-    `progress(done, total)` is told before each file and once all are done."""
+    relation names the page that appeared. `progress(done, total)` is told before each
+    file and once all are done."""
     files = list(files)
     # Built only when needed: a no-op run without missing targets resolves nothing.
     index: VaultIndex | None = None
-    suggest: Suggester | None = None
 
     def vault_index() -> VaultIndex:
         nonlocal index
@@ -101,33 +96,32 @@ def plan_changes(vault: Path, files: Iterable[FileStat], state: State, now_ms: i
         else:
             plan.reads[f.path] = page
             plan.warnings += [Rejection(f.path, w) for w in page.note.warnings]
-            suggest = suggest or Suggester(vault_index())
-            resolved = resolve_page(f.path, page.knowledge, vault_index(), suggest)
-            page.note.relations = resolved.relations
-            plan.resolved[f.path] = resolved
-            plan.findings += resolved.findings
             if known and known.hash == page.note.content_hash \
                     and known.parser == PARSER_VERSION and f.path not in recheck:
                 plan.unchanged += 1
                 plan.confirmed.append(f.path)
             else:
                 plan.upserts.append(page.note)
-                if ready:
-                    ready(plan, page.note)
     if progress:
         progress(len(stats), len(stats))
     # Deletions are ordered by the run's sync sequence on the Worker, not by this date.
     plan.deletes = [NoteDelete(path=path, deleted_at=now_ms)
                     for path in sorted(set(state.notes) - seen)]
-    if plan.reads or plan.deletes:  # else there is nothing to lint
-        _lint(plan, state, vault_index())
+    if plan.reads or plan.deletes:  # else there is nothing to resolve nor to lint
+        _resolve(plan, state, vault_index())
     return plan
 
 
-def _lint(plan: Plan, state: State, index: VaultIndex) -> None:
-    """Lint the relations of the vault: cycles are looked for in the whole vault, with
-    the relations the state recorded for the pages not read, and so are relations to a
-    page this run deletes (or moves)."""
+def _resolve(plan: Plan, state: State, index: VaultIndex) -> None:
+    """Resolve the relations of every page read (they are sent with it) and lint them;
+    cycles are looked for in the whole vault, with the relations the state recorded for
+    the pages not read, and so are relations to a page this run deletes (or moves)."""
+    suggest = Suggester(index)
+    for path, page in plan.reads.items():
+        done = resolve_page(path, page.knowledge, index, suggest)
+        page.note.relations = done.relations
+        plan.resolved[path] = done
+        plan.findings += done.findings
     gone = {d.path for d in plan.deletes}
     for path, entry in sorted(state.notes.items()):
         if path in index.paths and path not in plan.reads:
@@ -143,11 +137,6 @@ def _lint(plan: Plan, state: State, index: VaultIndex) -> None:
     plan.findings += cycles(graph, touching=set(plan.reads))
 
 
-def deletes_at_most(files: Iterable[FileStat], state: State) -> int:
-    """How many notes a plan of `files` can delete at most (before any page is read)."""
-    return len(set(state.notes) - {f.path for f in files})
-
-
 def lost_notes(plan: Plan, state: State) -> int:
     """The notes the plan deletes that do not reappear elsewhere: a page moved (a folder
     renamed) is an upsert of the same bytes at its new path, and is no loss."""
@@ -156,16 +145,12 @@ def lost_notes(plan: Plan, state: State) -> int:
                if d.path not in state.notes or state.notes[d.path].hash not in moved)
 
 
-def needs_confirming(lost: int, state: State) -> bool:
-    """Is losing `lost` of the notes the Worker holds (`state`) a mass delete?"""
-    return lost >= MASS_DELETE_MIN and lost > MASS_DELETE_SHARE * len(state.notes)
-
-
 def mass_delete(plan: Plan, state: State) -> int | None:
     """How many notes the plan would lose, when that share of the notes the Worker holds
     (`state`) needs confirming; else None."""
     lost = lost_notes(plan, state)
-    return lost if needs_confirming(lost, state) else None
+    return lost if lost >= MASS_DELETE_MIN and lost > MASS_DELETE_SHARE * len(state.notes) \
+        else None
 
 
 @dataclass(frozen=True)
@@ -209,41 +194,31 @@ def _item_bytes(item: NoteUpsert | NoteDelete) -> int:
     return len(item.model_dump_json().encode()) + 2
 
 
-class Batcher:
-    """Items into batches as they come, each within `max_items` and `max_bytes` (the
-    Worker's limits): `add` answers the batch an item closed, `close` the last one."""
-
-    def __init__(self, run: Run, max_items: int = BATCH_ITEMS,
-                 max_bytes: int = BATCH_BYTES) -> None:
-        self.run, self.max_items, self.max_bytes = run, min(max_items, MAX_BATCH_ITEMS), max_bytes
-        self._ups: list[NoteUpsert] = []
-        self._dels: list[NoteDelete] = []
-        self._size = 0
-
-    def add(self, item: NoteUpsert | NoteDelete) -> Batch | None:
-        item_size = _item_bytes(item)
-        full = len(self._ups) + len(self._dels) >= self.max_items or (
-            self._size + item_size > self.max_bytes and self._size)
-        closed = self.close() if full else None
-        if isinstance(item, NoteUpsert):
-            self._ups.append(item)
-        else:
-            self._dels.append(item)
-        self._size += item_size
-        return closed
-
-    def close(self) -> Batch | None:
-        ups, dels = self._ups, self._dels
-        self._ups, self._dels, self._size = [], [], 0
-        return Batch(batch_id(self.run, ups, dels), tuple(ups), tuple(dels)) \
-            if ups or dels else None
-
-
 def make_batches(plan: Plan, run: Run, max_items: int = BATCH_ITEMS,
                  max_bytes: int = BATCH_BYTES) -> list[Batch]:
     """Upserts first, then deletes: a note moved to another path is in place before its
     old path goes, so the answers citing it follow it (worker/store/citations.py)."""
-    batcher = Batcher(run, max_items, max_bytes)
+    max_items = min(max_items, MAX_BATCH_ITEMS)
+    batches: list[Batch] = []
+    ups: list[NoteUpsert] = []
+    dels: list[NoteDelete] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal ups, dels, size
+        if ups or dels:
+            batches.append(Batch(batch_id(run, ups, dels), tuple(ups), tuple(dels)))
+        ups, dels, size = [], [], 0
+
     items: list[NoteUpsert | NoteDelete] = [*plan.upserts, *plan.deletes]
-    batches = [batcher.add(item) for item in items]
-    return [b for b in [*batches, batcher.close()] if b is not None]
+    for item in items:
+        item_size = _item_bytes(item)
+        if len(ups) + len(dels) >= max_items or (size + item_size > max_bytes and size):
+            flush()
+        if isinstance(item, NoteUpsert):
+            ups.append(item)
+        else:
+            dels.append(item)
+        size += item_size
+    flush()
+    return batches

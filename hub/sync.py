@@ -30,20 +30,16 @@ from hub.identity import ensure_vault_id, read_vault_id, replace_vault_id
 from hub.lint import Resolved
 from hub.lock import state_lock
 from hub.notes import Rejection
-from hub.pipeline import OneInFlight
 from hub.plan import (
     BATCH_ITEMS,
     MASS_DELETE_SHARE,
     Batch,
-    Batcher,
     Plan,
     Reader,
-    Ready,
     Run,
     batch_id,
-    deletes_at_most,
+    make_batches,
     mass_delete,
-    needs_confirming,
     plan_changes,
 )
 from hub.reading import read_page
@@ -59,8 +55,8 @@ from hub.state import (
     save_state,
 )
 from hub.summary import Summary
-from hub.walk import FileStat, walk_vault
-from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncResult
+from hub.walk import walk_vault
+from shared.api.sync_payload import NoteDelete, NoteUpsert
 from shared.api.wire import Contact
 
 # The phases a run reports progress in: reading the vault's files, sending the batches.
@@ -111,26 +107,17 @@ class Syncer:
         if self.progress:
             self.progress(phase, done, total)
 
-    def _plan(self, state: State, files: list[FileStat] | None = None,
-              ready: Ready | None = None) -> Plan:
-        files = list(walk_vault(self.vault, self.exclude)) if files is None else files
-        plan = plan_changes(self.vault, files, state, _now_ms(), self.read,
-                            lambda done, total: self._tell(READING, done, total), ready)
+    def _plan(self, state: State) -> Plan:
+        plan = plan_changes(self.vault, walk_vault(self.vault, self.exclude), state, _now_ms(),
+                            self.read, lambda done, total: self._tell(READING, done, total))
         self._reads, self._resolved = plan.reads, plan.resolved
         return plan
 
-    def _summary(self, plan: Plan, vault_id: str | None,
-                 tally: Summary | None = None) -> Summary:
-        """The run's summary: the plan's counts, and what `tally` says was sent so far."""
-        sent = tally or Summary()
-        self.summary = Summary(unchanged=plan.unchanged,
-                               rejected=[*plan.rejected, *sent.rejected],
+    def _summary(self, plan: Plan, vault_id: str | None) -> Summary:
+        self.summary = Summary(unchanged=plan.unchanged, rejected=list(plan.rejected),
                                warnings=list(plan.warnings), findings=list(plan.findings),
                                changing=len(plan.changing), plan=plan,
-                               vault_name=self.vault_name, vault_id=vault_id,
-                               sent=sent.sent, deleted=sent.deleted, stale=sent.stale,
-                               batches=sent.batches, reconciled=sent.reconciled,
-                               healed=sent.healed)
+                               vault_name=self.vault_name, vault_id=vault_id)
         return self.summary
 
     def dry_run(self, full: bool = False) -> Summary:
@@ -201,66 +188,32 @@ class Syncer:
             state = reconciled(base, self.client.manifest(vault_id))
         state.vault, state.vault_id, state.url = self.vault_name, vault_id, self.client.url
         state.worker_id, state.folder = contact.worker_id, str(self.vault.resolve())
-        files = list(walk_vault(self.vault, self.exclude))
+        plan = self._plan(state)
+        healed = self.summary.healed
+        summary = self._summary(plan, vault_id)
+        summary.reconciled, summary.healed = why, healed
+        lost = None if allow_mass_delete else mass_delete(plan, state)
+        if lost is not None:
+            summary.mass_delete = lost
+            raise MassDelete(
+                f"this run would delete {lost} of the {len(state.notes)} notes "
+                f"the Worker holds for vault {self.vault_name!r} ({vault_id}), more than "
+                f"{MASS_DELETE_SHARE:.0%}: is {self.vault} the right folder, and mounted? If "
+                "those notes are really gone, run again with --allow-mass-delete; nothing was "
+                "sent")
+        for path in plan.confirmed:
+            self._record(state, path)
         run = Run(vault_id, self.vault_name, contact.vault.seq)
-        # What the batches did, as they are settled (the run's summary once it is planned).
-        tally = self.summary = Summary(vault_name=self.vault_name, vault_id=vault_id,
-                                       reconciled=why, healed=self.summary.healed)
-        # Upserts go out while the rest is read, unless the run may be a mass delete: that
-        # is decided on the whole plan (a moved page is no loss), before anything is sent.
-        stream = allow_mass_delete or not needs_confirming(deletes_at_most(files, state), state)
-        if why:
-            save_state(self.state_dir, state)  # the rebuilt state
-        batcher = Batcher(run, max_items=self.batch_items)
-        self._queued = self._settled = 0
-
-        def push(batch: Batch) -> SyncResult | BatchTooLarge | BatchRejected:
-            return self._push(batch, run)
-
-        def settle(batch: Batch, outcome: SyncResult | BatchTooLarge | BatchRejected) -> None:
-            self._settle(batch, outcome, run, state, tally)
-            self._settled += batch.size
-            self._tell(SENDING, self._settled, max(self._queued, self._settled))
-
-        with OneInFlight(push, settle) as wire:
-            def queue(batch: Batch | None) -> None:
-                if batch is not None:
-                    self._queued += batch.size
-                    wire.send(batch)
-
-            def ready(plan: Plan, note: NoteUpsert) -> None:
-                self._reads, self._resolved = plan.reads, plan.resolved
-                if stream:
-                    try:
-                        queue(batcher.add(note))
-                    except HubError:  # what was read so far, and sent, is reported
-                        self._summary(plan, vault_id, tally)
-                        raise
-
-            plan = self._plan(state, files, ready)
-            lost = None if allow_mass_delete else mass_delete(plan, state)
-            if lost is not None:
-                self._summary(plan, vault_id, tally).mass_delete = lost
-                raise MassDelete(
-                    f"this run would delete {lost} of the {len(state.notes)} notes "
-                    f"the Worker holds for vault {self.vault_name!r} ({vault_id}), more than "
-                    f"{MASS_DELETE_SHARE:.0%}: is {self.vault} the right folder, and mounted? "
-                    "If those notes are really gone, run again with --allow-mass-delete; "
-                    "nothing was sent")
-            for path in plan.confirmed:
-                self._record(state, path)
-            rest: list[NoteUpsert | NoteDelete] = [*([] if stream else plan.upserts),
-                                                   *plan.deletes]
-            try:
-                for item in rest:
-                    queue(batcher.add(item))
-                queue(batcher.close())
-                wire.drain()
-            except HubError:
-                self._summary(plan, vault_id, tally)
-                raise
-        summary = self._summary(plan, vault_id, tally)
-        changed = bool(why or plan.confirmed or self._queued)
+        batches = make_batches(plan, run, max_items=self.batch_items)
+        changed = bool(why or plan.confirmed or batches)
+        if changed:
+            save_state(self.state_dir, state)  # the rebuilt state and its confirmed stats
+        total, done = sum(b.size for b in batches), 0
+        self._tell(SENDING, done, total)
+        for batch in batches:
+            self._send(batch, run, state, summary)
+            done += batch.size
+            self._tell(SENDING, done, total)
         self.client.heartbeat(vault_id, self.vault_name, rejected=len(summary.rejected),
                               seq=contact.vault.seq, holder=state.hub_id)
         state.last_sync_at = _now_ms()
@@ -281,32 +234,22 @@ class Syncer:
                                   relations=[[r.target, r.type] for r in resolved.relations],
                                   missing=list(resolved.missing))
 
-    def _push(self, batch: Batch, run: Run) -> SyncResult | BatchTooLarge | BatchRejected:
-        """The Worker's answer to `batch`, or its refusal of part of it (any other failure
-        is raised)."""
-        try:
-            return self.client.push(batch.payload(run))
-        except (BatchTooLarge, BatchRejected) as refused:
-            return refused
-
     def _send(self, batch: Batch, run: Run, state: State, summary: Summary) -> None:
-        self._settle(batch, self._push(batch, run), run, state, summary)
-
-    def _settle(self, batch: Batch, outcome: SyncResult | BatchTooLarge | BatchRejected,
-                run: Run, state: State, summary: Summary) -> None:
-        if isinstance(outcome, BatchTooLarge):
+        try:
+            result = self.client.push(batch.payload(run))
+        except BatchTooLarge:
             if batch.size == 1:
                 item = (batch.upserts or batch.deletes)[0]
                 summary.rejected.append(Rejection(item.path, "the Worker says it is too large"))
                 return
             self._split_and_send(batch, run, state, summary)
             return
-        if isinstance(outcome, BatchRejected):
-            self._drop_rejected(batch, run, outcome, state, summary)
+        except BatchRejected as exc:
+            self._drop_rejected(batch, run, exc, state, summary)
             return
         summary.batches += 1
-        if outcome.status == "applied":
-            summary.stale += outcome.skipped_stale
+        if result.status == "applied":
+            summary.stale += result.skipped_stale
         for note in batch.upserts:
             self._record(state, note.path)
         for gone in batch.deletes:

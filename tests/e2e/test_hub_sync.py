@@ -17,7 +17,6 @@ import pytest
 
 from hub.client import AuthFailed, WorkerClient
 from hub.identity import read_vault_id
-from hub.plan import Run, make_batches
 from hub.reading import Page, read_page
 from hub.runs import run_watch
 from hub.sync import Syncer
@@ -28,7 +27,7 @@ from shared.api.limits import MAX_NOTE_BODY_BYTES
 from shared.api.sync_payload import SyncBatch, SyncResult
 from shared.time.durations import MS_PER_DAY
 from tests.conftest import ROOT
-from tests.e2e.hubs import APPLIED, OLD_MTIME_S, Hook, vault_notes, worker_notes
+from tests.e2e.hubs import APPLIED, Hook, vault_notes, worker_notes
 
 
 @pytest.fixture
@@ -343,70 +342,3 @@ def test_four_bad_pages_are_reported_with_their_reasons_and_every_good_page_arri
     assert search(server, "ferry timetable") == ["Inbox/Ahead of the hub.md"]
     assert search(server, "tulip") == ["Garden.md"]
     assert status(server)["vaults"][0]["rejected"] == 4
-
-
-class LoggingClient(WorkerClient):
-    """The real client, logging each push (from the thread that sends it)."""
-
-    def __init__(self, server: RunningServer, log: list[tuple[str, str]]) -> None:
-        super().__init__(server.url, server.token)
-        self.log = log
-        self.pushed: list[SyncBatch] = []
-
-    def push(self, batch: SyncBatch) -> SyncResult:
-        self.log.append(("push", batch.batch_id))
-        self.pushed.append(batch)
-        return super().push(batch)
-
-
-def logged_run(server: RunningServer, vault: Path, tmp_path: Path,
-               log: list[tuple[str, str]]) -> tuple[Any, LoggingClient]:
-    def read(root: Path, path: str, now_ms: int) -> Any:
-        log.append(("read", path))
-        return read_page(root, path, now_ms)
-
-    client = LoggingClient(server, log)
-    try:
-        summary = Syncer(vault, client, vault.name, tmp_path / "hub-state", batch_items=5,
-                         read=read).run()
-    finally:
-        client.close()
-    return summary, client
-
-
-def test_batches_go_out_while_the_vault_is_read_in_the_batches_a_whole_plan_makes(
-        server: RunningServer, tmp_path: Path) -> None:
-    vault = tmp_path / "Streamed"
-    vault.mkdir()
-    for i in range(23):
-        (vault / f"page {i:02d}.md").write_text(f"Page {i} about lighthouse keeper {i}.")
-        os.utime(vault / f"page {i:02d}.md", (OLD_MTIME_S, OLD_MTIME_S))  # stats settled
-    log: list[tuple[str, str]] = []
-    summary, client = logged_run(server, vault, tmp_path, log)
-    assert (summary.sent, summary.batches, len(summary.rejected)) == (23, 5, 0)
-    steps = [kind for kind, _ in log]
-    assert steps.index("push") < len(steps) - 1 - steps[::-1].index("read")  # interleaved
-    run_of = Run(client.pushed[0].vault_id, vault.name, client.pushed[0].seq)
-    assert [b.batch_id for b in client.pushed] == [
-        b.batch_id for b in make_batches(summary.plan, run_of, max_items=5)]
-    assert sorted(manifest(server, vault)) == sorted(f"page {i:02d}.md" for i in range(23))
-    again, _ = logged_run(server, vault, tmp_path, log := [])
-    assert (again.sent, again.unchanged, log) == (0, 23, [])  # each stat was recorded
-
-
-def test_a_run_that_may_be_a_mass_delete_reads_every_page_before_sending(
-        server: RunningServer, tmp_path: Path) -> None:
-    """A folder renamed: its pages' old paths go, which could be a mass delete until the
-    whole vault is read (their content is found at the new paths: no loss)."""
-    vault = tmp_path / "Moving"
-    (vault / "Old").mkdir(parents=True)
-    for i in range(20):
-        (vault / "Old" / f"page {i:02d}.md").write_text(f"Moving page {i} about the harbour.")
-    logged_run(server, vault, tmp_path, [])
-    (vault / "Old").rename(vault / "New")
-    log: list[tuple[str, str]] = []
-    summary, _ = logged_run(server, vault, tmp_path, log)
-    assert (summary.sent, summary.deleted, summary.mass_delete) == (20, 20, None)
-    steps = [kind for kind, _ in log]
-    assert steps == ["read"] * 20 + ["push"] * steps.count("push")
-    assert sorted(manifest(server, vault)) == sorted(f"New/page {i:02d}.md" for i in range(20))
