@@ -6,10 +6,12 @@ no block and no hit).
                                        [--mode lexical|hybrid|adaptive] --out PATH
 
 The corpus and the queries are bench.latency's (the same seeds, warm-up queries
-included). Each line: the query, the Recall block, and every injected hit with its score
-fields, rounded to 12 digits (the merge's own rounding) so a line differs only when what
-recall decides differs. Hybrid and adaptive use the local MiniLM for the query and
-random unit vectors for the units, as bench.latency does.
+included). Each line: the query, the Recall block, every injected hit with its score
+fields, every candidate the gate decided on (its rank, verdict and scores), and the
+explicit search's ranked hits for the same text, rounded to 12 digits (the merge's own
+rounding) so a line differs only when what recall ranks or decides differs. Hybrid and
+adaptive use the local MiniLM for the query and random unit vectors for the units, as
+bench.latency does.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ from bench.corpus import Generator
 from bench.latency import QUERIES, WARMUP, semantics_for
 from bench.latency_corpus import NOW_MS, build, cached
 from shared.block.envelope import Injected
+from shared.rank.candidate import Candidate
+from shared.rank.policy import Decision
 from worker.recall.automatic import automatic_recall
+from worker.recall.explicit import search
 from worker.recall.modes import RetrievalMode
 
 
@@ -47,15 +52,32 @@ def _hit(hit: Injected) -> dict[str, Any]:
             "links": [[x.type, x.direction, x.other] for x in c.note.links]}
 
 
+def _ranked(c: Candidate) -> dict[str, Any]:
+    s = c.scores
+    return {"kind": c.identity.kind, "id": c.identity.id, "unit": c.identity.unit,
+            "relevance": _number(s.relevance), "standing": _number(s.standing),
+            "confidence": _number(s.confidence), "score": _number(s.final),
+            "fuzzy": c.presentation.fuzzy}
+
+
+def _decision(d: Decision) -> dict[str, Any]:
+    return {**_ranked(d.candidate), "rank": d.rank, "chosen": d.chosen,
+            "passed": d.verdict.passed, "rule": d.verdict.rule}
+
+
 async def dump(db: Any, queries: list[str], mode: RetrievalMode, sem: Any) -> list[str]:
     lines = []
     for text in queries:
         recall = await automatic_recall(db, text, NOW_MS, message_id="bench-q",
                                         conversation_id="bench-c", semantics=sem, mode=mode)
+        decisions = recall.gated.decisions if recall.gated else ()
+        explicit = await search(db, text, NOW_MS, semantics=sem, mode=mode)
         lines.append(json.dumps({"query": text, "mode": recall.ran.mode.value,
                                  "fallback": recall.ran.fallback, "error": recall.error,
                                  "block": recall.block,
-                                 "injected": [_hit(h) for h in recall.injected]},
+                                 "injected": [_hit(h) for h in recall.injected],
+                                 "decisions": [_decision(d) for d in decisions],
+                                 "search": [_ranked(c) for c in explicit.hits]},
                                 sort_keys=True, default=str))
     return lines
 

@@ -243,7 +243,7 @@ VECTORS = VectorCorpus(
 
 NOTES = Corpus(
     name="notes", kind="note", fts_table="note_sections_fts",
-    vocab_table="note_sections_vocab",
+    df_table="note_sections_df",
     # A note is (vault, path): two vaults may both hold Home/Plants.md.
     columns=NOTE_COLUMNS, group_column="note_key", timestamp_column="note_date",
     # A note often has several matching sections: fetch more, keep the best.

@@ -76,18 +76,18 @@ def test_plan_pins_the_sql_and_parameters_of_both_corpora() -> None:
     assert planned == {
         ("stats", "", 0): (CORPUS_STATS_SQL, ()),
         ("hits", "notes", 0): (NOTES_SQL, (match, 15, None, None, None, None, None)),
-        ("df", "notes", 0): (vocab_sql("note_sections_vocab", 4), stems),
+        ("df", "notes", 0): (vocab_sql("note_sections_df", 4), stems),
         # 5 hits × 3 per conversation, plus room for the excluded message and 10 turns
         ("hits", "messages", 0): (MESSAGES_SQL, (match, 26, '["m1"]', "c1", 10, None,
                                                         None)),
-        ("df", "messages", 0): (vocab_sql("conversation_units_vocab", 4), stems),
+        ("df", "messages", 0): (vocab_sql("conversation_units_df", 4), stems),
     }
 
 
-def test_vocabulary_lookup_is_one_equality_per_term() -> None:
-    assert vocab_sql("messages_vocab", 2) == (
-        "SELECT term, doc FROM messages_vocab WHERE term = ? UNION ALL "
-        "SELECT term, doc FROM messages_vocab WHERE term = ?")
+def test_a_document_frequency_lookup_is_one_equality_per_term() -> None:
+    assert vocab_sql("note_sections_df", 2) == (
+        "SELECT term, doc FROM note_sections_df WHERE term = ? UNION ALL "
+        "SELECT term, doc FROM note_sections_df WHERE term = ?")
 
 
 def test_vault_filter_is_bound_to_the_notes_search_only() -> None:
