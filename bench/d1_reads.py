@@ -49,6 +49,7 @@ from worker.db.port import BoundStatement, Result
 from worker.recall.automatic import automatic_recall, candidates
 from worker.recall.plan import plan
 from worker.recall.run import run
+from worker.store import frequencies
 from worker.store.units import unit_statements
 
 BATCH = 50
@@ -91,6 +92,7 @@ async def load(db: CountingD1, messages: int, notes: int) -> None:
                       for r in gen.notes(notes, NOW_MS, sections=SECTIONS_PER_NOTE))
     for start in range(0, len(statements), BATCH):
         await db.batch(statements[start:start + BATCH])
+    await db.batch([db.prepare(sql) for sql in frequencies.FOLD])
 
 
 STEPS = ("floor", "df lookups", "ranking", "one pass", "gated", "recall")

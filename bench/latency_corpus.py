@@ -6,7 +6,8 @@ current schema, as production writes them.
   the chat path leaves (the question-only unit replaced by the exchange, long turns split).
 - Notes: each `vault_notes` row carries the section spans the hub's Markdown parser sends
   (hub/notes.py), and the 0005 triggers materialise `note_sections` and its FTS rows, as
-  a sync batch does.
+  a sync batch does, which ends by folding the sections' document frequencies
+  (worker/store/frequencies.py).
 - Vectors (semantic modes): the embedder's model recorded in `vector_units` through the
   indexer's own statement, and vectors upserted through the index port. `random` vectors
   are unit vectors drawn per unit: a scan and the resolve cost the same whatever the
@@ -33,6 +34,7 @@ from worker.corpora import registry
 from worker.indexing.indexer import RECORD_SQL, index_pending
 from worker.semantic.ports import VectorRecord, vector_id
 from worker.semantic.semantics import Semantics
+from worker.store import frequencies
 from worker.store.units import unit_statements
 
 NOW_MS = 1_780_000_000_000
@@ -69,6 +71,8 @@ def build(path: Path, messages: int, notes: int) -> SqliteDatabase:
     conn.execute(INSERT_VAULT, ("00000000-0000-4000-8000-00000000bec4", "Bench", NOW_MS))
     conn.executemany(INSERT_NOTE, (_with_sections(r) for r in
                                    gen.notes(notes, NOW_MS, sections=SECTIONS_PER_NOTE)))
+    for sql in frequencies.FOLD:
+        conn.execute(sql)
     conn.execute("COMMIT")
     conn.execute("PRAGMA optimize")
     return db

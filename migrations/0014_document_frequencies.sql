@@ -5,11 +5,20 @@
 --
 -- `<index>_df` holds, for every term of the index, the documents holding it in any
 -- column: what the index's fts5vocab 'row' table answers, row for row (a term no document
--- holds any more has no row). Triggers keep it: every writer of the units and sections
--- (a chat turn, an import, a forget, a sync, a vault removal through its cascades) goes
--- through them. A unit's terms are the index's own: the row is indexed, with the same
--- tokenizer, into an empty contentless FTS table (`<index>_terms`), whose vocabulary is
--- then that row's distinct terms; the table is emptied again in the same trigger.
+-- holds any more has no row). A document's terms are the index's own: it is indexed, with
+-- the same tokenizer, into a contentless FTS table (positions not kept), whose
+-- vocabulary is then its distinct terms.
+--
+-- Conversation units are written a few at a time, by many writers (a chat turn, an
+-- import, a forget, a withdrawal): their triggers count each unit at once, through an
+-- empty table (`conversation_units_terms`) emptied again in the same trigger.
+--
+-- Note sections are written a sync batch at a time (hundreds per batch, their title,
+-- aliases and tags repeated in each): their triggers only index them into
+-- `note_sections_added` or `note_sections_removed`, and the sync batch ends with the
+-- statements that fold both into `note_sections_df` and empty them
+-- (worker/store/frequencies.py), in the same transaction: one upsert per distinct term of
+-- the batch instead of one per term of every section.
 --
 -- The fts5vocab tables stay: they cost nothing stored, and tests compare against them.
 
@@ -22,6 +31,7 @@ CREATE VIRTUAL TABLE conversation_units_terms USING fts5 (
     question,
     answer,
     content = '',
+    detail = none,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
@@ -33,7 +43,7 @@ CREATE TABLE note_sections_df (
     doc   INTEGER NOT NULL
 ) WITHOUT ROWID;
 
-CREATE VIRTUAL TABLE note_sections_terms USING fts5 (
+CREATE VIRTUAL TABLE note_sections_added USING fts5 (
     title,
     name,
     aliases,
@@ -43,10 +53,28 @@ CREATE VIRTUAL TABLE note_sections_terms USING fts5 (
     heading,
     body,
     content = '',
+    detail = none,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
-CREATE VIRTUAL TABLE note_sections_terms_vocab USING fts5vocab (note_sections_terms, 'row');
+CREATE VIRTUAL TABLE note_sections_added_vocab USING fts5vocab (note_sections_added, 'row');
+
+CREATE VIRTUAL TABLE note_sections_removed USING fts5 (
+    title,
+    name,
+    aliases,
+    tags,
+    folder,
+    properties,
+    heading,
+    body,
+    content = '',
+    detail = none,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE VIRTUAL TABLE note_sections_removed_vocab
+    USING fts5vocab (note_sections_removed, 'row');
 
 INSERT INTO conversation_units_df (term, doc)
 SELECT term, doc FROM conversation_units_vocab WHERE doc > 0;
@@ -91,24 +119,15 @@ ON conversation_units BEGIN
 END;
 
 CREATE TRIGGER note_sections_ai_df AFTER INSERT ON note_sections BEGIN
-    INSERT INTO note_sections_terms (rowid, title, name, aliases, tags, folder, properties,
-                                     heading, body)
-    VALUES (1, new.title, new.name, new.aliases, new.tags, new.folder, new.properties,
+    INSERT INTO note_sections_added (title, name, aliases, tags, folder, properties, heading,
+                                     body)
+    VALUES (new.title, new.name, new.aliases, new.tags, new.folder, new.properties,
             new.heading_path, new.body);
-    INSERT INTO note_sections_df (term, doc)
-    SELECT term, 1 FROM note_sections_terms_vocab WHERE true
-    ON CONFLICT (term) DO UPDATE SET doc = doc + 1;
-    INSERT INTO note_sections_terms (note_sections_terms) VALUES ('delete-all');
 END;
 
 CREATE TRIGGER note_sections_ad_df AFTER DELETE ON note_sections BEGIN
-    INSERT INTO note_sections_terms (rowid, title, name, aliases, tags, folder, properties,
-                                     heading, body)
-    VALUES (1, old.title, old.name, old.aliases, old.tags, old.folder, old.properties,
+    INSERT INTO note_sections_removed (title, name, aliases, tags, folder, properties,
+                                       heading, body)
+    VALUES (old.title, old.name, old.aliases, old.tags, old.folder, old.properties,
             old.heading_path, old.body);
-    UPDATE note_sections_df SET doc = doc - 1
-    WHERE term IN (SELECT term FROM note_sections_terms_vocab);
-    DELETE FROM note_sections_df
-    WHERE doc <= 0 AND term IN (SELECT term FROM note_sections_terms_vocab);
-    INSERT INTO note_sections_terms (note_sections_terms) VALUES ('delete-all');
 END;

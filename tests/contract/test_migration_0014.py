@@ -7,13 +7,14 @@ indexes an older schema built."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from local.migrate import migrate
 from shared.archive.records import ImportedConversation, ImportedMessage
-from tests.conftest import NOW_MS, note, store_notes
+from tests.conftest import LIFE_ID, NOW_MS, note, store_notes
 from tests.contract.history import migrations_before
 from worker.corpora import registry
 from worker.db import Database
@@ -30,15 +31,16 @@ async def frequencies(db: Database, table: str) -> dict[str, int]:
 
 
 async def assert_kept(db: Database) -> None:
-    """Both corpora's tables equal their fts5vocab counts, and the scratch indexes the
-    triggers use are empty again."""
+    """Both corpora's tables equal their fts5vocab counts, and the indexes the triggers
+    count through are empty again (the sync batch folded what it wrote)."""
     for corpus in registry.corpora():
         kept = await frequencies(db, corpus.df_table)
         assert kept == await frequencies(db, VOCAB[corpus.name]), corpus.name
         zero = (await db.prepare(f"SELECT count(*) AS n FROM {corpus.df_table} WHERE doc <= 0")
                 .first())
         assert zero == {"n": 0}
-    for scratch in ("conversation_units_terms_vocab", "note_sections_terms_vocab"):
+    for scratch in ("conversation_units_terms_vocab", "note_sections_added_vocab",
+                    "note_sections_removed_vocab"):
         assert (await db.prepare(f"SELECT count(*) AS n FROM {scratch}").first()) == {"n": 0}
 
 
@@ -83,14 +85,19 @@ async def test_the_tables_follow_every_writer(port: Database) -> None:
     await store_notes(port, note("Food/Custard.md", "# Custard\n\nSteam it instead.",
                                  mtime=NOW_MS), batch_id="3")  # an edit: sections rebuilt
     await assert_kept(port)
-    await store_notes(port, deletes=[{"path": "Food/Okapi.md", "deleted_at": NOW_MS + 20}],
-                      batch_id="4")
+    await store_notes(port, note("Food/Tart.md", "A custard tart, baked slowly."),
+                      deletes=[{"path": "Food/Okapi.md", "deleted_at": NOW_MS + 20}],
+                      batch_id="4")  # one batch writes and removes sections
     await assert_kept(port)
     assert "okapi" not in await frequencies(port, "note_sections_df")
+    await store_notes(port, note("Food/Tart.md", "A custard tart, baked slowly."),
+                      batch_id="5")  # sent again unchanged: its sections stay
+    await assert_kept(port)
 
     await forget.delete_conversation(port, "c1", NOW_MS + 21)
-    await store_notes(port, deletes=[{"path": "Food/Custard.md", "deleted_at": NOW_MS + 22}],
-                      batch_id="5")
+    await store_notes(port, deletes=[{"path": "Food/Custard.md", "deleted_at": NOW_MS + 22},
+                                     {"path": "Food/Tart.md", "deleted_at": NOW_MS + 22}],
+                      batch_id="6")
     for corpus in registry.corpora():
         assert await frequencies(port, corpus.df_table) == {}
 
@@ -107,6 +114,18 @@ async def test_a_withdrawn_answer_leaves_the_counts(port: Database) -> None:
     await assert_kept(port)
 
 
+# What the store wrote before 0014 (today's sync batch ends with the fold into 0014's
+# tables).
+OLD_VAULT = "INSERT INTO vaults (uuid, name, created_at) VALUES (?1, 'Life', ?2) RETURNING vid"
+OLD_UPSERT = """
+INSERT INTO vault_notes (vid, path, title, name, aliases, body, mtime, note_date,
+                         content_hash, synced_at, seq, sections)
+VALUES (?1, 'Zoo/Aardvark.md', 'Aardvark', 'Aardvark', 'earth pig', ?2, ?3, ?3, 'h', ?3, 1,
+        ?4)
+"""
+BODY = "# Aardvark\n\nIt eats ants.\n\n## Burrows\n\nThe aardvark digs at dusk."
+
+
 async def test_the_migration_fills_the_tables_from_the_indexes(blank: Database,
                                                                tmp_path: Path) -> None:
     await migrate(blank, migrations_before(tmp_path, "0014"))
@@ -114,7 +133,10 @@ async def test_the_migration_fills_the_tables_from_the_indexes(blank: Database,
                                message_id="q", new_conversation=True)
     await chats.append_message(blank, "c", "assistant", "Aardvarks dig burrows.", NOW_MS + 1,
                                message_id="a")
-    await store_notes(blank, note("Zoo/Aardvark.md", "# Aardvark\n\nIt eats ants."))
+    vid = (await blank.prepare(OLD_VAULT).bind(LIFE_ID, NOW_MS).first())["vid"]
+    spans = [{"s": 0, "e": 25, "h": "Aardvark"}, {"s": 25, "e": len(BODY), "h": "Burrows"}]
+    await blank.prepare(OLD_UPSERT).bind(vid, BODY, NOW_MS, json.dumps(spans)).run()
     assert await migrate(blank) == ["0014_document_frequencies.sql"]
     await assert_kept(blank)
     assert (await frequencies(blank, "conversation_units_df"))["aardvark"] == 1
+    assert (await frequencies(blank, "note_sections_df"))["aardvark"] == 2  # both sections

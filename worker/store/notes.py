@@ -10,9 +10,10 @@ A batch is applied in one D1 batch (one transaction): all of it or none of it.
   applies when no later run has written the path. A restored file with its old mtime is
   a later run's upsert and comes back; a delayed batch of an earlier run never overrides.
 - A note's dates (shared/time/note_dates.py) go in `dates`; triggers index them (0007).
-- Deletes remove the row; the FTS triggers remove it from the index. Answers that cited a
-  deleted note, or a note edited so that the cited excerpt is gone, are withdrawn in the
-  same D1 batch (worker/store/citations.py).
+- Deletes remove the row; the FTS triggers remove it from the index. The batch ends by
+  folding its sections' terms into the document frequencies (worker/store/frequencies.py).
+  Answers that cited a deleted note, or a note edited so that the cited excerpt is gone,
+  are withdrawn in the same D1 batch (worker/store/citations.py).
 - Relations travel with their note (JSON); triggers keep the adjacency table in step
   (migrations/0006): a deleted or renamed note takes its edges with it, and edges that
   point at it are resolved when read, so they lapse with it and return with it.
@@ -32,7 +33,7 @@ from shared.knowledge.roles import normal_status
 from shared.time.note_dates import dates_json
 from worker.db import ConstraintError, Database
 from worker.db.planned import Planned, StatementKey, run
-from worker.store import citations, vaults
+from worker.store import citations, frequencies, vaults
 
 RECORD_BATCH_SQL = """
 INSERT INTO vault_sync_batches (batch_id, applied_at, upserts, deletes, vid)
@@ -219,6 +220,7 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
     steps = zip(withdraw.statements, withdraw.withdrawing, strict=True)
     planned += [Planned.of(_withdrawal_key(i, withdrawing), statement)
                 for i, (statement, withdrawing) in enumerate(steps)]
+    planned += frequencies.fold()
     try:
         rows = await run(db, planned)
     except ConstraintError:
