@@ -16,6 +16,7 @@ from local.migrate import migrate
 from shared.archive.records import ImportedConversation, ImportedMessage
 from tests.conftest import LIFE_ID, NOW_MS, note, store_notes
 from tests.contract.history import migrations_before
+from tests.rows import one
 from worker.corpora import registry
 from worker.db import Database
 from worker.store import archive, chats, forget, pause
@@ -133,7 +134,7 @@ async def test_the_migration_fills_the_tables_from_the_indexes(blank: Database,
                                message_id="q", new_conversation=True)
     await chats.append_message(blank, "c", "assistant", "Aardvarks dig burrows.", NOW_MS + 1,
                                message_id="a")
-    vid = (await blank.prepare(OLD_VAULT).bind(LIFE_ID, NOW_MS).first())["vid"]
+    vid = (await one(blank.prepare(OLD_VAULT).bind(LIFE_ID, NOW_MS)))["vid"]
     spans = [{"s": 0, "e": 25, "h": "Aardvark"}, {"s": 25, "e": len(BODY), "h": "Burrows"}]
     await blank.prepare(OLD_UPSERT).bind(vid, BODY, NOW_MS, json.dumps(spans)).run()
     assert await migrate(blank) == ["0014_document_frequencies.sql"]
