@@ -65,10 +65,14 @@ class Generator:
         weights = 1.0 / ranks**ZIPF_S
         # The stopwords take the most frequent ranks, as they do in real text.
         self.p = weights / weights.sum()
+        # What rng.choice(words, p=p) does inside (the same draws, the same words), with
+        # the cumulative weights computed once, not checked and summed again per text.
+        self.cdf = np.cumsum(self.p)
+        self.cdf /= self.cdf[-1]
 
     def text(self, mean_words: float, sigma: float = 0.6) -> str:
         n = max(2, int(self.rng.lognormal(np.log(mean_words), sigma)))
-        return " ".join(self.rng.choice(self.words, size=n, p=self.p))
+        return " ".join(self.words[self.cdf.searchsorted(self.rng.random(n), side="right")])
 
     def query(self) -> str:
         """A chat-like query: a few topic words (mid and rare ranks) among stopwords."""

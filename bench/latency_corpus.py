@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -56,25 +57,39 @@ def _with_sections(row: tuple) -> tuple:
     return (*row, json.dumps([s.model_dump() for s in spans], separators=(",", ":")))
 
 
-def build(path: Path, messages: int, notes: int) -> SqliteDatabase:
+def build(path: Path, messages: int, notes: int,
+          phases: dict[str, float] | None = None) -> SqliteDatabase:
+    """The corpus written to `path`; `phases` (when given) receives the seconds each step
+    took: generating the rows, writing messages with their units and FTS rows, writing
+    notes with their sections and FTS rows, and PRAGMA optimize (bench.scale)."""
+    times = phases if phases is not None else {}
     db = SqliteDatabase(path)
     asyncio.run(migrate(db))
     gen = Generator()
     conn = db.connection
     conn.execute("BEGIN")
+    started = time.perf_counter()
     rows = gen.messages(messages, NOW_MS)
+    note_rows = [_with_sections(r) for r in
+                 gen.notes(notes, NOW_MS, sections=SECTIONS_PER_NOTE)]
+    times["generate_s"] = time.perf_counter() - started
+    started = time.perf_counter()
     conn.executemany(INSERT_CONVERSATION, {(r[1], "bench", r[5], r[5]) for r in rows})
     for row in rows:
         conn.execute(INSERT_MESSAGE, row)
         for stmt in unit_statements(db, row[0], row[3], row[4]):
             conn.execute(stmt.sql, stmt.params)
+    times["messages_s"] = time.perf_counter() - started
+    started = time.perf_counter()
     conn.execute(INSERT_VAULT, ("00000000-0000-4000-8000-00000000bec4", "Bench", NOW_MS))
-    conn.executemany(INSERT_NOTE, (_with_sections(r) for r in
-                                   gen.notes(notes, NOW_MS, sections=SECTIONS_PER_NOTE)))
+    conn.executemany(INSERT_NOTE, note_rows)
     for sql in frequencies.FOLD:
         conn.execute(sql)
+    times["notes_s"] = time.perf_counter() - started
+    started = time.perf_counter()
     conn.execute("COMMIT")
     conn.execute("PRAGMA optimize")
+    times["commit_optimize_s"] = time.perf_counter() - started
     return db
 
 

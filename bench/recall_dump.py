@@ -6,12 +6,15 @@ no block and no hit).
                                        [--mode lexical|hybrid|adaptive] --out PATH
 
 The corpus and the queries are bench.latency's (the same seeds, warm-up queries
-included). Each line: the query, the Recall block, every injected hit with its score
-fields, every candidate the gate decided on (its rank, verdict and scores), and the
-explicit search's ranked hits for the same text, rounded to 12 digits (the merge's own
-rounding) so a line differs only when what recall ranks or decides differs. Hybrid and
-adaptive use the local MiniLM for the query and random unit vectors for the units, as
-bench.latency does.
+included). Each line: the query, the Recall block, and every injected hit with its score
+fields, rounded to 12 digits (the merge's own rounding) so a line differs only when what
+recall decides differs; and the gate's decision on every candidate of the merged list, in
+its order (unit, ranks, cosine, fused and final scores, estimate, rule), so a change of
+the fused list shows even where nothing is injected; and the explicit search's ranked hits
+for the same text. Hybrid and adaptive use the local
+MiniLM for the query and random unit vectors for the units, as bench.latency does,
+without the chat-time latency guard (bench.system's budget): on a loaded machine a
+timeout would turn a query lexical, and the dump would depend on the load.
 """
 
 from __future__ import annotations
@@ -21,12 +24,14 @@ import asyncio
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bench.corpus import Generator
 from bench.latency import QUERIES, WARMUP, semantics_for
 from bench.latency_corpus import NOW_MS, build, cached
+from bench.system import RELEVANCE_SEMANTIC_BUDGET_S
 from shared.block.envelope import Injected
 from shared.rank.candidate import Candidate
 from shared.rank.policy import Decision
@@ -52,6 +57,15 @@ def _hit(hit: Injected) -> dict[str, Any]:
             "links": [[x.type, x.direction, x.other] for x in c.note.links]}
 
 
+def _decision(d: Decision) -> list[Any]:
+    c = d.candidate
+    s = c.scores
+    return [c.identity.kind, c.identity.unit, c.identity.id, c.identity.group, d.rank,
+            s.lexical_rank, s.vector_rank, _number(s.relevance), _number(s.cosine),
+            _number(s.fused), _number(s.final), _number(s.confidence), d.verdict.rule,
+            d.chosen]
+
+
 def _ranked(c: Candidate) -> dict[str, Any]:
     s = c.scores
     return {"kind": c.identity.kind, "id": c.identity.id, "unit": c.identity.unit,
@@ -60,23 +74,18 @@ def _ranked(c: Candidate) -> dict[str, Any]:
             "fuzzy": c.presentation.fuzzy}
 
 
-def _decision(d: Decision) -> dict[str, Any]:
-    return {**_ranked(d.candidate), "rank": d.rank, "chosen": d.chosen,
-            "passed": d.verdict.passed, "rule": d.verdict.rule}
-
-
 async def dump(db: Any, queries: list[str], mode: RetrievalMode, sem: Any) -> list[str]:
     lines = []
     for text in queries:
         recall = await automatic_recall(db, text, NOW_MS, message_id="bench-q",
                                         conversation_id="bench-c", semantics=sem, mode=mode)
-        decisions = recall.gated.decisions if recall.gated else ()
         explicit = await search(db, text, NOW_MS, semantics=sem, mode=mode)
         lines.append(json.dumps({"query": text, "mode": recall.ran.mode.value,
                                  "fallback": recall.ran.fallback, "error": recall.error,
                                  "block": recall.block,
                                  "injected": [_hit(h) for h in recall.injected],
-                                 "decisions": [_decision(d) for d in decisions],
+                                 "decisions": [_decision(d) for d in (
+                                     recall.gated.decisions if recall.gated else ())],
                                  "search": [_ranked(c) for c in explicit.hits]},
                                 sort_keys=True, default=str))
     return lines
@@ -98,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mallory-dump-") as tmp:
         db = cached(args.cache, args.messages, args.notes) if args.cache else build(
             Path(tmp) / "bench.sqlite", args.messages, args.notes)
-        sem = semantics_for(db, "random")[0] if mode is not RetrievalMode.LEXICAL else None
+        sem = replace(semantics_for(db, "random")[0], budget_s=RELEVANCE_SEMANTIC_BUDGET_S) \
+            if mode is not RetrievalMode.LEXICAL else None
         lines = asyncio.run(dump(db, queries, mode, sem))
         db.close()
     args.out.write_text("\n".join(lines) + "\n")

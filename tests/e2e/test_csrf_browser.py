@@ -13,7 +13,6 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from local.thread_server import RunningServer, run_coroutine, running_server
-from tests.e2e.test_web import browser  # noqa: F401  (the module-scoped chromium fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -60,7 +59,7 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
 
 
 @pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:  # noqa: F811
+def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context()
     yield context.new_page()
     context.close()

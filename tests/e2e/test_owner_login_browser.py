@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from local.server import settings_for_bind
 from local.thread_server import RunningServer, running_server
-from tests.e2e.test_web import browser, shot  # noqa: F401  (the module-scoped chromium fixture)
+from tests.e2e.conftest import shot
 from worker.config import Settings
 
 pytestmark = pytest.mark.browser
@@ -28,7 +28,7 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
 
 
 @pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:  # noqa: F811
+def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     pg = context.new_page()
     console: list[str] = []

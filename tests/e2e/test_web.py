@@ -3,36 +3,20 @@ against the real local server. Screenshots go to test-output/."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from local.thread_server import RunningServer, run_coroutine, running_server
 from shared.api.wire import Source
-from tests.conftest import NOW_MS, ROOT, note
-from tests.e2e.conftest import record_dialogs
+from tests.conftest import NOW_MS, note
+from tests.e2e.conftest import record_dialogs, shot
 from worker.store import chats
 
 pytestmark = pytest.mark.browser
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-SHOTS = ROOT / "test-output"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update",
-               "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: run `apt-get install chromium` (.ci/run does)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -62,11 +46,6 @@ def page(browser: Browser) -> Iterator[Page]:
     record_dialogs(pg)
     yield pg
     context.close()
-
-
-def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / name))
 
 
 def seed_long_conversation(server: RunningServer, total: int = 320) -> list[str]:

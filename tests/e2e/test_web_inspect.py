@@ -16,8 +16,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from local.thread_server import RunningServer, running_server
 from shared.rank.confidence_models import LEXICAL
 from tests.conftest import ROOT, note
-from tests.e2e.conftest import DESKTOP, PHONE, TIMEZONE, sync_notes
-from tests.e2e.test_web import browser, shot  # noqa: F401  (module fixture)
+from tests.e2e.conftest import DESKTOP, PHONE, TIMEZONE, shot, sync_notes
 
 pytestmark = pytest.mark.browser
 QUESTION = "how do I treat tomato blight on the leaves?"
@@ -51,7 +50,7 @@ def server(tmp_path) -> Iterator[RunningServer]:  # type: ignore[no-untyped-def]
         yield s
 
 
-def _page(browser: Browser, viewport: ViewportSize, **kwargs: Any  # noqa: F811
+def _page(browser: Browser, viewport: ViewportSize, **kwargs: Any
           ) -> Page:
     context = browser.new_context(viewport=viewport, timezone_id=TIMEZONE, **kwargs)
     return context.new_page()
@@ -95,7 +94,7 @@ def _why_missing(page: Page) -> None:
                                    "no query term in it")
 
 
-def test_why_these_memories_and_why_missing_on_a_desktop(browser: Browser,  # noqa: F811
+def test_why_these_memories_and_why_missing_on_a_desktop(browser: Browser,
                                                           server: RunningServer) -> None:
     page = _page(browser, DESKTOP)
     _ask(page, server)
@@ -119,7 +118,7 @@ def test_why_these_memories_and_why_missing_on_a_desktop(browser: Browser,  # no
     page.context.close()
 
 
-def test_the_inspector_fits_a_phone(browser: Browser, server: RunningServer  # noqa: F811
+def test_the_inspector_fits_a_phone(browser: Browser, server: RunningServer
                                     ) -> None:
     page = _page(browser, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
     _ask(page, server)

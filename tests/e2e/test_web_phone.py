@@ -15,8 +15,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from local.thread_server import RunningServer
 from tests.conftest import ROOT
-from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.test_web import browser, server, shot  # noqa: F401  (module fixtures)
+from tests.e2e.conftest import DESKTOP, PHONE, shot
+from tests.e2e.test_web import server  # noqa: F401  (test_web's seeded server fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +28,7 @@ def screens(page: Page, name: str) -> None:
 
 
 @pytest.fixture
-def phone(browser: Browser) -> Iterator[Page]:  # noqa: F811
+def phone(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True,
                                   device_scale_factor=2)
     yield context.new_page()

@@ -89,6 +89,25 @@ def seeded(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def embedded_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seeded database after one `reindex --vectors`: each process loads the model, so
+    the tests that start from an embedded index share this first run."""
+    path = tmp_path_factory.mktemp("embedded") / "mallory.sqlite"
+    asyncio.run(seed(path))
+    first = reindex(path, "--vectors")
+    assert first.returncode == 0, first.stderr
+    return path
+
+
+@pytest.fixture
+def embedded(embedded_once: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "mallory.sqlite"
+    with sqlite3.connect(embedded_once) as source, sqlite3.connect(path) as target:
+        source.backup(target)
+    return path
+
+
 def test_fts_is_rebuilt_from_the_content_tables_and_recounted(seeded: Path) -> None:
     with sqlite3.connect(seeded) as conn:  # an index and counts that lost their rows
         for fts in ("note_sections_fts", "conversation_units_fts"):
@@ -134,32 +153,30 @@ def test_vectors_embed_what_is_missing_once(seeded: Path) -> None:
 
 
 @pytest.mark.embed
-def test_an_edit_re_embeds_only_the_sections_whose_text_changed(seeded: Path) -> None:
-    assert reindex(seeded, "--vectors").returncode == 0
-    before = {r[0] for r in rows(seeded, "SELECT unit_id FROM vector_units")}
+def test_an_edit_re_embeds_only_the_sections_whose_text_changed(embedded: Path) -> None:
+    before = {r[0] for r in rows(embedded, "SELECT unit_id FROM vector_units")}
     edited = LONG_NOTE.replace("colour code C004", "colour code C004 (and a third coat)")
-    database = SqliteDatabase(seeded)
+    database = SqliteDatabase(embedded)
     asyncio.run(store_notes(database, hub_note("Home/Paint.md", "# Paint\n\n" + edited),
                             batch_id="edit"))
     database.close()
-    now = {r[0] for r in rows(seeded, "SELECT unit_id FROM note_sections")}
+    now = {r[0] for r in rows(embedded, "SELECT unit_id FROM note_sections")}
     changed = now - before
     assert 1 <= len(changed) < len([u for u in now if "Paint" in u])
-    result = reindex(seeded, "--vectors")
+    result = reindex(embedded, "--vectors")
     assert result.returncode == 0, result.stderr
     assert f"vectors: {len(changed)} units embedded" in result.stdout
     gone = {u for u in before if u.startswith("n:")} - now  # the edited section's old text
     assert len(gone) == len(changed)
     assert f"{len(gone)} vectors of deleted units removed" in result.stdout
-    assert {r[0] for r in rows(seeded, "SELECT unit_id FROM vector_units")} == \
+    assert {r[0] for r in rows(embedded, "SELECT unit_id FROM vector_units")} == \
         now | {u for u in before if not u.startswith("n:")}
 
 
 @pytest.mark.embed
-def test_stale_missing_stray_and_wrongly_sized_vectors_are_repaired(seeded: Path) -> None:
-    assert reindex(seeded, "--vectors").returncode == 0
-    total = units(seeded)
-    with sqlite3.connect(seeded) as conn:
+def test_stale_missing_stray_and_wrongly_sized_vectors_are_repaired(embedded: Path) -> None:
+    total = units(embedded)
+    with sqlite3.connect(embedded) as conn:
         conn.execute("UPDATE vector_units SET model = 'local/an-older-model' "
                      "WHERE corpus = 'messages'")  # stale
         [(gone,)] = conn.execute("SELECT vector_id FROM vector_units WHERE corpus = 'notes' "
@@ -168,14 +185,14 @@ def test_stale_missing_stray_and_wrongly_sized_vectors_are_repaired(seeded: Path
         conn.execute(f"INSERT INTO {TABLE} VALUES ('v-stray', "
                      f"(SELECT vec FROM {TABLE} LIMIT 1), '{{}}')")  # stray
         conn.execute(f"INSERT INTO {TABLE} VALUES ('v-short', zeroblob(8), '{{}}')")  # size
-    result = reindex(seeded, "--vectors")
+    result = reindex(embedded, "--vectors")
     assert result.returncode == 0, result.stderr
     assert ("vectors: 2 units embedded" in result.stdout
             and "1 vectors of another size purged, 1 records without a vector dropped, "
                 "1 vectors without a record deleted" in result.stdout), result.stdout
     assert f"vectors: {total} indexed, 0 pending, 0 stale" in result.stdout
-    assert rows(seeded, f"SELECT count(*) FROM {TABLE}") == [(total,)]
-    forced = reindex(seeded, "--vectors", "--force")
+    assert rows(embedded, f"SELECT count(*) FROM {TABLE}") == [(total,)]
+    forced = reindex(embedded, "--vectors", "--force")
     assert forced.returncode == 0 and f"vectors: {total} units embedded" in forced.stdout
 
 

@@ -191,3 +191,44 @@ async def test_without_an_embedder_a_semantic_mode_is_lexical_with_a_code(
     await store_notes(db, *NOTES)
     found = await run(db, None, "refund policy", RetrievalMode.ADAPTIVE)
     assert (found.ran.mode, found.ran.fallback) == (RetrievalMode.LEXICAL, "no_embedder")
+
+
+class CountedBatches:
+    """The real database, counting the D1 batches it has answered."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db, self.batches = db, 0
+
+    def prepare(self, sql: str) -> Any:
+        return self.db.prepare(sql)
+
+    async def batch(self, statements: Sequence[Any]) -> list[Any]:
+        self.batches += 1
+        return await self.db.batch(statements)
+
+
+async def test_the_query_is_embedded_while_d1_answers_the_lexical_search(
+        db: SqliteDatabase) -> None:
+    sem = await indexed(db, FakeWorkersAI(answer=answer))
+    counted = CountedBatches(db)
+    seen: list[tuple[str, int]] = []
+
+    class InFlight:  # the edge embedder, its request in flight for one turn of the loop
+        model, dimensions, max_batch = sem.embedder.model, DIMS, 100
+
+        async def embed(self, texts: Sequence[str], kind: EmbedKind) -> list[list[float]]:
+            seen.append(("asked", counted.batches))
+            await asyncio.sleep(0)
+            seen.append(("answered", counted.batches))
+            return await sem.embedder.embed(texts, kind)
+
+    found = await retrieve(counted, Semantics(InFlight(), sem.index),  # type: ignore[arg-type]
+                           build_query("return the price", Mode.EXPLICIT), Filters(limit=10),
+                           NOW_MS, RetrievalMode.HYBRID)
+    assert (found.ran.mode, found.ran.fallback) == (RetrievalMode.HYBRID, None)
+    # Asked before the lexical search's first batch went out, answered after D1 had
+    # answered the lexical search: the two were in flight together; then one batch
+    # resolves the vector hits.
+    [(asked, before), (answered, lexical_batches)] = seen
+    assert (asked, before, answered) == ("asked", 0, "answered")
+    assert lexical_batches >= 1 and counted.batches == lexical_batches + 1
