@@ -369,8 +369,8 @@ class GateDecision(Wire):
     passed: bool = Field(description="the rule let it through (a hit, unless the limit "
                          "was reached)")
     rule: str = Field(description="which rule decided: confident, unconfident, "
-                      "relevance_floor, depth, listed, unrelated, group_taken, fuzzy_only, "
-                      "max_hits, together")
+                      "relevance_floor, depth, listed, unrelated, group_taken, partnered, "
+                      "fuzzy_only, max_hits, together")
     reason: str = Field(description="the same in words, with the figures it decided on")
 
 

@@ -142,6 +142,19 @@ def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
                 quoted = shorten(neutralise(text), min(EXCERPT_CHARS, room))
                 entry.append(_quoted(lead, quoted))
                 used += _line_cost(lead, quoted)
+        # The adjacent unit the hit brings (shared/rank/partners.py) is part of it: its
+        # turns come before the turns around any hit, and a turn that does not fit is no
+        # longer one the hit covers.
+        held: list[str] = []
+        for turn in cand.message.partner:
+            lead = AROUND_LEADS[(turn.before, turn.role)]
+            room = BLOCK_CHAR_BUDGET - used - _line_cost(lead, "")
+            if room >= MIN_EXCERPT_CHARS and turn.text.strip():
+                quoted = shorten(neutralise(turn.text), min(EXCERPT_CHARS, room))
+                entry.append(_quoted(lead, quoted))
+                used += _line_cost(lead, quoted)
+                held.append(turn.id)
+        cand = _partner_shown(cand, held)
         entries.append(entry)
         injected.append(Injected(n=n, candidate=cand, excerpt=excerpt,
                                  standing=standing_label(cand, numbers)))
@@ -165,6 +178,16 @@ def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
         lines += entry
     lines.append(CLOSE)
     return "\n".join(lines), injected
+
+
+def _partner_shown(cand: Candidate, held: Sequence[str]) -> Candidate:
+    """`cand` with only the partner turns the block shows."""
+    dropped = {t.id for t in cand.message.partner} - set(held)
+    if not dropped:
+        return cand
+    return replace(cand, identity=replace(cand.identity, covers=tuple(
+        i for i in cand.identity.covers if i not in dropped)), message=replace(
+        cand.message, partner=tuple(t for t in cand.message.partner if t.id in held)))
 
 
 def _numbers(candidates: Sequence[Candidate]) -> dict[str, int]:

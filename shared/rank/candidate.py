@@ -84,6 +84,11 @@ class MessageFacts:
     # The turns around a recalled conversation unit, in conversation order
     # (worker/recall/neighbours.py).
     around: tuple[Turn, ...] = ()
+    # The unit's place in its conversation: the seq of its first message (None: unknown).
+    seq: int | None = None
+    # The adjacent unit's turns this hit brings as part of itself, in conversation order:
+    # the exchange ran over the units' edge (shared/rank/partners.py).
+    partner: tuple[Turn, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

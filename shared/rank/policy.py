@@ -16,6 +16,7 @@ from shared.rank.confidence import ConfidenceModel, model_for
 from shared.rank.confidence_models import LEXICAL, MODELS
 from shared.rank.evidence import Assessed, assess
 from shared.rank.feedback import FEEDBACK_MAX
+from shared.rank.partners import Joined, with_partners
 from shared.rank.scoring import ranked_in_groups
 from shared.text.sanitiser import Term
 
@@ -72,6 +73,9 @@ class RecallPolicy:
     # Competing claims together (memory bundles, docs/design.md): follow a recalled note's conflict
     # relations one hop and show both notes, within max_hits.
     together: bool = False
+    # A conversation hit brings the adjacent unit of its conversation, when that was
+    # retrieved too, as part of itself (shared/rank/partners.py).
+    partners: bool = False
 
 
 # The lexical pre-gate of automatic recall (see RecallPolicy.min_relevance): of the 575
@@ -102,6 +106,7 @@ AUTOMATIC = RecallPolicy(
     # The model already sees these turns of the conversation (worker/turn.py sends them).
     exclude_recent_turns=10,
     together=True,
+    partners=True,
 )
 
 EXPLICIT = RecallPolicy(
@@ -150,6 +155,8 @@ REASONS: Mapping[str, str] = {
     "group_taken": "its {0}'s slot is taken by a better hit ({1!r}, score {2:.3f}): one per "
                    "{0}",
     "max_hits": "it would pass ({0.reason}), but {1} recall takes at most {2} hits",
+    "partnered": "it is part of the hit of the adjacent unit of {0!r} (score {1:.3f}): "
+                 "the exchange runs over both",
     # Not the gate's own: a chosen note brings a competing claim along (worker/recall/together.py).
     "together": "brought along beside a recalled note it competes with (a contradicts, "
                 "supersedes or qualifies relation), within the hit limit",
@@ -239,11 +246,26 @@ class Decision:
         return self.candidate.scores.confidence
 
 
+def partnered(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge
+              ) -> tuple[list[Candidate], list[Joined]]:
+    """The candidates with adjacent conversation units joined when the policy joins them
+    (shared/rank/partners.py), and the units so joined."""
+    if not policy.partners:
+        return list(candidates), []
+    return with_partners(candidates, gauge.terms)
+
+
 def assessed(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge
              ) -> tuple[list[tuple[Candidate, Candidate | None]], dict[int, Assessed]]:
-    """The merged list (shared.rank.scoring.ranked_in_groups) and, by position in it, the
-    first `policy.depth` candidates holding a slot with their features."""
-    ranked = ranked_in_groups(candidates, policy.per_group)
+    """The merged list (shared.rank.scoring.ranked_in_groups) of the candidates, partners
+    joined (`partnered`), and, by position in it, the first `policy.depth` candidates
+    holding a slot with their features."""
+    return _weighed(partnered(candidates, policy, gauge)[0], policy, gauge)
+
+
+def _weighed(pool: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge
+             ) -> tuple[list[tuple[Candidate, Candidate | None]], dict[int, Assessed]]:
+    ranked = ranked_in_groups(pool, policy.per_group)
     holders = [i for i, (_, taken) in enumerate(ranked) if taken is None]
     weighed = assess([ranked[i][0] for i in holders], gauge.terms, gauge.idf, gauge.docs,
                      gauge.exact, policy.depth)
@@ -257,11 +279,16 @@ def judge(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge,
     the model's estimate, at most `limit` (default `policy.max_hits`) chosen. A candidate
     after the limit is judged by its own rules and, if it would pass, left out for the
     limit."""
-    ranked, weighed = assessed(candidates, policy, gauge)
+    pool, joins = partnered(candidates, policy, gauge)
+    ranked, weighed = _weighed(pool, policy, gauge)
+    joined = {j.host.identity.unit: j for j in joins}
     most = limit or policy.max_hits
     out: list[Decision] = []
     chosen = rank = 0
     for i, (cand, taken) in enumerate(ranked):
+        if (j := joined.get(cand.identity.unit)) is not None:
+            out.append(Decision(j.partner, Verdict(False, "partnered", (
+                cand.identity.id, cand.scores.final)), None, False))
         if taken is not None:
             out.append(Decision(cand, Verdict(False, "group_taken", (
                 GROUP_WORDS[cand.identity.kind], taken.identity.label, taken.scores.final)),

@@ -30,10 +30,12 @@ DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 LOCALE = "en-GB"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One Chromium per test process: a launch costs about 1.1 s of CPU, and 19 files use it.
-    Each test gets its own context (`page`), so no state crosses tests."""
+    """One Chromium per test file. Not per process: Playwright's sync API keeps its event
+    loop marked running in the main thread while it is open, and every later test of the
+    process that calls asyncio.run fails. Each test gets its own context (`page`), so no
+    state crosses tests."""
     if not Path(CHROMIUM).exists():
         pytest.fail("chromium is not installed: run `apt-get install chromium` (.ci/run does)")
     with sync_playwright() as p:

@@ -74,7 +74,7 @@ MESSAGE_COLUMNS: Mapping[str, float] = {"question": 1.0, "answer": 1.0}
 # A unit's row, over conversation_units u and conversations c: its columns, then its two
 # turns' text (a statement may select what it ranks by between them).
 UNIT_COLUMNS = """u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
-       c.title AS conversation_title"""
+       u.seq, c.title AS conversation_title"""
 UNIT_TEXTS = f"""substr(u.question, 1, {TEXT_CHARS}) AS question,
        substr(u.answer, 1, {TEXT_CHARS}) AS answer"""
 
@@ -231,7 +231,8 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
         scores=Scores(relevance=s.relevance, boost=s.boost),
         presentation=Presentation(text=answer if on_answer else question),
         message=MessageFacts(reply=None if on_answer else (answer or None),
-                             asked=(question or None) if on_answer else None),
+                             asked=(question or None) if on_answer else None,
+                             seq=int(row["seq"]) if row.get("seq") is not None else None),
         note=NoteFacts(status=standing.status))
 
 

@@ -64,3 +64,25 @@ def test_one_note_hit_is_not_cut_at_the_three_hit_excerpt() -> None:
     assert excerpt_chars(BLOCK_HITS) == EXCERPT_CHARS
     assert excerpt_chars(1) > excerpt_chars(2) > EXCERPT_CHARS
     assert AUTOMATIC.max_hits == BLOCK_HITS
+
+
+def test_a_joined_partner_unit_is_part_of_its_hit_and_what_does_not_fit_is_not_covered(
+        ) -> None:
+    partner = (Turn("q3", "user", "A border collie, nine weeks old.", False),
+               Turn("a3", "assistant", "What a clever breed!", False))
+    hit = candidate("q1", kind="message", role="user", covers=("q1", "a1", "q3", "a3"),
+                    snippet="We went to the shelter.", reply="Which breed?", partner=partner)
+    block, [item] = build_recall_block([hit])
+    assert _lines(block, AROUND_LEADS[(False, "user")]) == [
+        f"{INDENT}{AROUND_LEADS[(False, 'user')]}«A border collie, nine weeks old.»"]
+    assert item.candidate.identity.covers == ("q1", "a1", "q3", "a3")
+    # Three long hits: the last one's partner turns find no room, so it covers its own.
+    crowded = [candidate(f"m{i}", kind="message", role="user", group=f"c{i}",
+                         covers=(f"m{i}", f"r{i}", f"p{i}"), snippet="x " * 170,
+                         reply="y " * 200, partner=(Turn(f"p{i}", "user", "z " * 200, False),))
+               for i in range(3)]
+    _, injected = build_recall_block(crowded)
+    assert len(injected) == 3
+    assert injected[0].candidate.identity.covers == ("m0", "r0", "p0")
+    assert injected[-1].candidate.identity.covers == ("m2", "r2")
+    assert injected[-1].candidate.message.partner == ()

@@ -106,3 +106,29 @@ async def test_rows_the_lexical_gate_cannot_pass_are_not_made_candidates(
     whole = await gate(db, every, AUTOMATIC, gauge(every, None), NOW_MS)
     ids = [h.identity.id for h in pruned]
     assert ids == [h.identity.id for h in whole] == ["Garden/Compost.md"]
+
+
+async def test_an_answer_in_the_next_unit_is_recalled_with_the_question_it_answers(
+        db: SqliteDatabase) -> None:
+    """Mallory asks in one unit and the owner answers in the next: both were retrieved,
+    and one hit brings both, where one slot per conversation took the first alone."""
+    then = NOW_MS - 30 * DAY_MS
+    await chats.create_conversation(db, "puppy", then, "pup")
+    for i, (role, text) in enumerate((
+            ("user", "We went to the animal shelter on Saturday to adopt a puppy."),
+            ("assistant", "How exciting! Which breed did you pick at the shelter?"),
+            ("user", "A border collie puppy, nine weeks old, her name is Biscuit."),
+            ("assistant", "Biscuit is a lovely name."))):
+        await chats.append_message(db, "pup", role, text, then + i, message_id=f"m{i}")
+    for i in range(6):  # other conversations, so that the index's IDFs mean something
+        await chats.create_conversation(db, "other", then, f"o{i}")
+        await chats.append_message(db, f"o{i}", "user", f"the tax return form {i} is due",
+                                   then, message_id=f"o{i}")
+    recall = await automatic_recall(db, "which breed of puppy did I adopt at the shelter?",
+                                    NOW_MS, message_id="new", conversation_id="now")
+    [hit] = [i.candidate for i in recall.injected]
+    assert set(hit.identity.covers) == {"m0", "m1", "m2", "m3"}
+    assert "border collie" in recall.block and "Which breed did you pick" in recall.block
+    assert recall.gated is not None
+    rules = {d.candidate.identity.id: d.verdict.rule for d in recall.gated.decisions}
+    assert "partnered" in rules.values() and "group_taken" not in rules.values()

@@ -52,7 +52,7 @@ WITH ranked AS (
     ORDER BY bm25 LIMIT ?2
 )
 SELECT u.id, u.conversation_id, u.question_id, u.answer_id, u.created_at,
-       c.title AS conversation_title, ranked.bm25,
+       u.seq, c.title AS conversation_title, ranked.bm25,
        substr(u.question, 1, 8000) AS question,
        substr(u.answer, 1, 8000) AS answer
 FROM ranked
