@@ -43,20 +43,15 @@ LONG_POLES = (
 
 
 def long_poles_first(items: list[pytest.Item], root: Path) -> None:
-    """Sort `items` in place: the LONG_POLES files first, in that order, except that the
-    files using Chromium come after every other file: the browser lives for the whole
-    process (tests/e2e/conftest.py), and Playwright's sync API leaves its event loop
-    running in the thread, so a test run after it in that process cannot start one
-    ("asyncio.run() cannot be called from a running event loop"). The sort is stable, so
-    each file's tests stay together and in their own order."""
+    """Sort `items` in place: the LONG_POLES files first, in that order; the sort is
+    stable, so each file's tests stay together and in their own order."""
     rank = {path: i for i, path in enumerate(LONG_POLES)}
-    browser = {item.path for item in items if "browser" in getattr(item, "fixturenames", ())}
 
-    def key(item: pytest.Item) -> tuple[bool, int]:
+    def key(item: pytest.Item) -> int:
         try:
             path = item.path.relative_to(root).as_posix()
         except ValueError:
-            return item.path in browser, len(rank)
-        return item.path in browser, rank.get(path, len(rank))
+            return len(rank)
+        return rank.get(path, len(rank))
 
     items.sort(key=key)

@@ -1,5 +1,4 @@
-"""tests/schedule.py: the long poles it names exist, and they are dealt first; the files
-that use Chromium last."""
+"""tests/schedule.py: the long poles it names exist, and they are dealt first."""
 
 from __future__ import annotations
 
@@ -17,14 +16,10 @@ def test_every_long_pole_is_a_test_file() -> None:
 
 def test_the_session_collects_the_long_poles_first(request: pytest.FixtureRequest) -> None:
     files: list[str] = []
-    browser: set[str] = set()
     for item in request.session.items:
         path = item.path.relative_to(ROOT).as_posix()
         if not files or files[-1] != path:
             files.append(path)
-        if "browser" in getattr(item, "fixturenames", ()):
-            browser.add(path)
-    collected = [path for path in LONG_POLES if path in files and path not in browser]
+    collected = [path for path in LONG_POLES if path in files]
     assert files[:len(collected)] == collected
-    assert set(files[len(files) - len(browser):]) == browser  # Chromium's files last
     assert len(files) == len(set(files))  # each file's tests stay together
