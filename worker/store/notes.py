@@ -29,6 +29,7 @@ from shared.api.errors import Conflict, InvalidPayload
 from shared.api.protocol import LEASE_MS
 from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch, SyncResult
 from shared.api.vault_digest import note_digest
+from shared.knowledge import names
 from shared.knowledge.roles import normal_status
 from shared.time.note_dates import dates_json
 from worker.db import ConstraintError, Database
@@ -81,6 +82,7 @@ class NoteRow(NamedTuple):
     role: str | None
     relations: str  # JSON, read by the triggers (0006)
     dates: str  # JSON, read by the triggers (0007)
+    name_keys: str  # shared/knowledge/names.py's stored form (0015)
 
 
 NOTE_COLUMNS = NoteRow._fields
@@ -141,15 +143,17 @@ def relations_json(note: NoteUpsert) -> str:
 
 def note_row(vid: int, seq: int, note: NoteUpsert, now_ms: int) -> NoteRow:
     folder, name = split_path(note.path)
+    aliases = "\n".join(note.aliases)
     return NoteRow(
         vid=vid, path=note.path, title=note.title, name=name,
-        aliases="\n".join(note.aliases), tags=" ".join(note.tags), folder=folder,
+        aliases=aliases, tags=" ".join(note.tags), folder=folder,
         body=note.body, note_type=note.type, status=normal_status(note.status),
         mtime=note.mtime, note_date=note.note_date, content_hash=note.content_hash,
         synced_at=now_ms, properties=note.properties, seq=seq,
         digest=note_digest(note.path, note.content_hash), sections=sections_json(note),
         role=note.role, relations=relations_json(note),
-        dates=dates_json(note.path, note.days, note.times, note.note_date))
+        dates=dates_json(note.path, note.days, note.times, note.note_date),
+        name_keys=names.stored((note.title, name, aliases)))
 
 
 # Keys of a sync batch's statements: (step, path or "", item index).

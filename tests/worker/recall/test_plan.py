@@ -31,7 +31,7 @@ WITH ranked AS (
 )
 SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
        n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
-       n.role, s.ord, s.heading, s.heading_path, s.unit_id,
+       n.role, n.name_keys, s.ord, s.heading, s.heading_path, s.unit_id,
        substr(s.body, 1, 8000) AS text,
        (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
         OR EXISTS (SELECT 1 FROM note_relations AS r
