@@ -1,6 +1,6 @@
 """Vault sync benchmark on generated vaults (default 10,000 notes each).
 
-    uv run python -m bench.sync [--notes N]
+    uv run python -m bench.sync [--notes N] [--profile N]
 
 Reports, with the full parse of one vault (walk + read + frontmatter + validation of every
 page) as the floor measured in the same run:
@@ -12,11 +12,19 @@ Targets at 10,000 notes: first push ≤ 10 s, no-op ≤ 0.2 s with no batch (one
 stat walk, the heartbeats, no manifest read). Wall and this process's CPU seconds are both
 printed (the local server runs in a thread of this process, so its work is in the CPU
 figure): on a shared machine, quote the ratios to the parse of the same run.
+
+`--profile N` runs the first push under cProfile, on both sides: the hub (this process's
+main thread) and the local Worker (the server's thread, every request it serves), and
+prints the N functions with the most own time of each (the profiler slows Python several
+times over, not SQLite: read the shares, not the seconds).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
+import pstats
 import statistics
 import sys
 import tempfile
@@ -24,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bench.corpus import Generator
 from hub.client import WorkerClient
@@ -66,6 +74,29 @@ def timed(label: str, fn: Callable[[], T]) -> tuple[T, Took]:
     return result, took
 
 
+class Profiled:
+    """ASGI middleware: the server thread under one profiler while it serves a request."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.profile, self.on = app, cProfile.Profile(), False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if not self.on:
+            await self.app(scope, receive, send)
+            return
+        self.profile.enable()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.profile.disable()
+
+
+def summary(label: str, profile: cProfile.Profile, top: int) -> None:
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(top)
+    print(f"\n{label}, by own time:\n" + out.getvalue().strip().split("\n", 1)[1])
+
+
 def noops(label: str, syncers: list[Syncer]) -> tuple[list[Summary], Took]:
     """The median of NOOP_RUNS no-op rounds (each round syncs every vault once). The first
     round after a push also re-reads the files written within 2 s of being read (racy
@@ -79,7 +110,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--notes", type=int, default=10_000, help="notes per vault")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="profile the first push: the N costliest functions of each side")
     args = parser.parse_args(argv)
+    profiled: list[Profiled] = []
+
+    def wrap(app: Any) -> Profiled:
+        profiled.append(Profiled(app))
+        return profiled[0]
+
     with tempfile.TemporaryDirectory(prefix="mallory-sync-") as tmp:
         one, two = Path(tmp) / "Personal", Path(tmp) / "Work"
         timed(f"generate {args.notes:,} notes", lambda: make_vault(one, args.notes))
@@ -91,11 +130,17 @@ def main(argv: list[str] | None = None) -> int:
         parsed, parse_s = timed("full parse (walk+read+validate), the floor", parse_all)
         timed(f"generate a second vault, same {args.notes:,} paths",
               lambda: make_vault(two, args.notes, seed=6))
-        with running_server(Path(tmp) / "worker.sqlite") as server:
+        with running_server(Path(tmp) / "worker.sqlite", wrap=wrap) as server:
             client = WorkerClient(server.url, server.token)
             first_vault = Syncer(one, client, "Personal", Path(tmp) / "state-1")
             second_vault = Syncer(two, client, "Work", Path(tmp) / "state-2")
+            hub = cProfile.Profile()
+            if args.profile:
+                profiled[0].on = True
+                hub.enable()
             first, push_s = timed("one vault: first full push over HTTP", first_vault.run)
+            hub.disable()
+            profiled[0].on = False
             single, noop_s = noops("one vault: no-op re-sync", [first_vault])
             second, push2_s = timed("two vaults: second vault's first push",
                                     second_vault.run)
@@ -113,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
                                 ("two vaults: no-op median (both)", noop2_s, 0.4)):
         print(f"{label:<34} {took.wall:7.2f} s = {took.ratio(parse_s)} "
               f"(target ≤ {target} s)")
+    if args.profile:
+        print("\n(figures of a run under the profiler: the first push's are inflated)")
+        summary("first push, the hub (main thread)", hub, args.profile)
+        summary("first push, the local Worker (server thread)", profiled[0].profile,
+                args.profile)
     return 0
 
 

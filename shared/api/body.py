@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -26,6 +27,9 @@ def _error_details(exc: ValidationError) -> list[dict[str, Any]]:
 
 
 M = TypeVar("M", bound=BaseModel)
+# The only way to an unpaired surrogate in valid UTF-8 JSON: a \uD800-\uDFFF escape. A
+# body without one (or without what looks like one) needs no re-encoding to check.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def parse_json_model(body: bytes, model: type[M], what: str,
@@ -36,7 +40,8 @@ def parse_json_model(body: bytes, model: type[M], what: str,
     if not isinstance(data, dict):
         raise BadRequest(f"{what} body must be a JSON object")
     try:
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
+        if _SURROGATE_ESCAPE.search(body):
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:  # "\ud800" escapes decode to unpaired surrogates
         raise BadRequest(f"{what} body holds an unpaired UTF-16 surrogate escape "
                          f"({exc.object[exc.start]!r}); send valid Unicode text") from exc

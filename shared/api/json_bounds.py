@@ -19,7 +19,9 @@ from shared.api.errors import BadRequest
 
 # A JSON string token (bytes): possessive, so an unterminated string cannot backtrack.
 _STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-_BRACKET_RUN = re.compile(rb"[\[{]+|[\]}]+")
+# Every byte but brackets, deleted from the skeleton before its depth is counted.
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_OPENERS = frozenset(b"[{")
 _LONG_DIGITS = re.compile(rb"[0-9]{%d,}")
 # Hop between quotes when they are sparse: at most one per this many bytes.
 _FEW_QUOTES_RATIO = 64
@@ -57,6 +59,8 @@ def _check_strings(body: bytes, what: str, limits: JsonLimits) -> bytes:
     quotes = body.count(b'"')
     if quotes * _FEW_QUOTES_RATIO <= len(body) and body.count(b'\\"') * 16 <= quotes:
         skeleton, longest = _hop_strings(body)
+    elif len(body) <= limits.max_string_bytes:  # no string can be over: no callback
+        skeleton = _STRING.sub(b'""', body)
     else:
         skeleton = _STRING.sub(empty, body)
     if longest > limits.max_string_bytes:
@@ -90,9 +94,8 @@ def _hop_strings(body: bytes) -> tuple[bytes, int]:
 
 def _check_depth(skeleton: bytes, what: str, limits: JsonLimits) -> None:
     depth = 0
-    for run in _BRACKET_RUN.finditer(skeleton):
-        size = run.end() - run.start()
-        depth += size if run.group()[0] in b"[{" else -size
+    for byte in skeleton.translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in _OPENERS else -1
         if depth > limits.max_depth:
             raise BadRequest(f"{what} body nests deeper than {limits.max_depth} levels",
                              code="json_too_deep")

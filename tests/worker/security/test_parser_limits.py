@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import accumulate
 
 import httpx
 import pytest
@@ -11,7 +12,14 @@ from hypothesis import strategies as st
 
 from local.sqlite_db import SqliteDatabase
 from shared.api.errors import BadRequest
-from shared.api.json_bounds import _STRING, JsonLimits, _hop_strings, loads_bounded
+from shared.api.json_bounds import (
+    _STRING,
+    JsonLimits,
+    _check_depth,
+    _check_strings,
+    _hop_strings,
+    loads_bounded,
+)
 from tests.conftest import auth
 from tests.rows import one
 from worker.cursors import parse_conversation_cursor
@@ -133,3 +141,26 @@ def test_both_paths_find_the_same_depth(body: bytes) -> None:
     with pytest.raises(BadRequest) as info:
         loads_bounded(body, "x")
     assert info.value.code == "json_too_deep"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="[]{}a,:0", max_size=120).map(str.encode), st.integers(0, 8))
+def test_the_depth_refused_is_the_deepest_open_bracket(skeleton: bytes, max_depth: int) -> None:
+    steps = [1 if c in b"[{" else -1 for c in skeleton if c in b"[]{}"]
+    deepest = max(accumulate(steps), default=0)
+    limits = JsonLimits(max_depth=max_depth)
+    if deepest > max_depth:
+        with pytest.raises(BadRequest) as info:
+            _check_depth(skeleton, "x", limits)
+        assert info.value.code == "json_too_deep"
+    else:
+        _check_depth(skeleton, "x", limits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_like.map(lambda v: json.dumps(v).encode()), st.integers(1, 40))
+def test_a_body_within_the_string_limit_is_emptied_as_the_regex_does(body: bytes,
+                                                                      limit: int) -> None:
+    """Dense quotes and a body no longer than the limit (no string can be over it)."""
+    limits = JsonLimits(max_string_bytes=max(limit, len(body)))
+    assert _check_strings(body, "x", limits) == _STRING.sub(b'""', body)

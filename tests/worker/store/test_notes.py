@@ -9,8 +9,15 @@ from collections.abc import Sequence
 from local.sqlite_db import SqliteDatabase
 from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch
 from tests.conftest import LIFE_ID, NOW_MS, note
+from worker.db.port import MAX_VALUE_BYTES
 from worker.store import notes, vaults
-from worker.store.notes import NOTE_COLUMNS, UPSERT_NOTE_SQL, NoteRow, note_row
+from worker.store.notes import (
+    NOTE_COLUMNS,
+    UPSERT_NOTE_SQL,
+    UPSERT_NOTES_SQL,
+    NoteRow,
+    note_row,
+)
 
 
 def test_the_upsert_writes_and_updates_every_column_of_a_note_row() -> None:
@@ -57,3 +64,43 @@ async def test_a_mixed_batch_counts_each_item_by_its_key(db: SqliteDatabase) -> 
     rows = await db.prepare("SELECT path, body FROM vault_notes ORDER BY path").all()
     assert [(r["path"], r["body"]) for r in rows.results] == [
         ("A.md", "a, later"), ("B.md", "b"), ("C.md", "c, later")]
+
+
+ODD_TEXTS = ["emoji 😀 and 𝄞", "line\u2028and\u2029para", 'quotes " and \\ backslashes \\u0041',
+             "\x01\x1f\x7f controls\ttab\r\n", "é, ü, ß and ﬁ", "\ufeffa BOM first",
+             "a NUL \x00 inside"]
+
+
+async def test_a_batch_upserts_many_notes_per_statement_and_stores_each_exactly(
+        db: SqliteDatabase) -> None:
+    """Notes travel as one JSON array per statement, within D1's bound-value size; a note
+    that alone fills a value, or holds a NUL (where SQLite's JSON ends a string), is
+    upserted alone. Every stored row equals its NoteRow either way."""
+    earlier = (await vaults.heartbeat(db, LIFE_ID, "Life", NOW_MS)).vault.seq
+    beat = await vaults.heartbeat(db, LIFE_ID, "Life", NOW_MS)
+    upserts = [note(f"Odd/{i}.md", text, title=f"{text[:20]} {i}", aliases=[text[:30]])
+               for i, text in enumerate(ODD_TEXTS)]
+    upserts += [note(f"Big/{i}.md", f"{i} " + "x" * 600_000) for i in range(5)]
+    upserts.append(note("Big/escaped.md", '"' * 1_000_000))  # its JSON is over 2 MB
+    upserts += [note(f"Small/{i}.md", f"small note {i}") for i in range(40)]
+    planned = list(notes._upserts(beat.vault.vid, beat.vault.seq, upserts, NOW_MS))
+    alone = {p.key[2] for p in planned if p.sql == UPSERT_NOTE_SQL}
+    assert {upserts[i].path for i in alone} == {"Odd/6.md", "Big/escaped.md"}
+    starts = [p.key[2] for p in planned]
+    assert starts == sorted(starts) and starts[0] == 0  # in the batch's order
+    for p in planned:
+        if p.sql == UPSERT_NOTES_SQL:
+            assert len(str(p.params[0]).encode()) <= MAX_VALUE_BYTES
+    assert starts[-1] <= len(upserts) - 40  # the small notes share one statement
+    result = await notes.apply_batch(db, SyncBatch(batch_id="b", vault_id=LIFE_ID,
+                                                   vault="Life", seq=beat.vault.seq,
+                                                   upserts=upserts), NOW_MS)
+    assert (result.upserted, result.skipped_stale) == (len(upserts), 0)
+    stored = {r["path"]: r for r in (await db.prepare(
+        f"SELECT {', '.join(NOTE_COLUMNS)} FROM vault_notes").all()).results}
+    assert stored == {u.path: note_row(beat.vault.vid, beat.vault.seq, u, NOW_MS)._asdict()
+                      for u in upserts}
+    again = await notes.apply_batch(db, SyncBatch(batch_id="b2", vault_id=LIFE_ID,
+                                                  vault="Life", seq=earlier,
+                                                  upserts=upserts[:8]), NOW_MS)
+    assert (again.upserted, again.skipped_stale) == (0, 8)  # an older run's copies lose
