@@ -5,10 +5,12 @@
 The latency benchmark's corpus (bench/latency_corpus.py: the same generator, messages with
 their conversation units, notes with the hub's sections) is written into D1 inside
 Miniflare through the production statements, then bench.latency's queries run through
-automatic recall there. D1's `meta.rows_read` of every statement is summed per recall:
+automatic recall there. D1's `meta.rows_read` of every statement is summed per recall,
+beside the step's wall time through Miniflare (its HTTP hop included, as the floor's is):
 
 - floor: the raw `MATCH … ORDER BY bm25 LIMIT k` on both indexes (bench.latency.FLOORS);
-- df lookups, ranking: the plan's fts5vocab document counts, and its first pass alone;
+- df lookups, ranking: the plan's document counts (migrations/0014's tables), and its
+  first pass alone;
 - retrieval, one pass: candidates with every row read (the SQL explicit search runs);
 - retrieval, gated: the two passes chat-time recall runs (ranking, then the rows that
   may pass);
@@ -22,6 +24,7 @@ import asyncio
 import json
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,6 +49,7 @@ from worker.db.port import BoundStatement, Result
 from worker.recall.automatic import automatic_recall, candidates
 from worker.recall.plan import plan
 from worker.recall.run import run
+from worker.store import frequencies
 from worker.store.units import unit_statements
 
 BATCH = 50
@@ -88,43 +92,58 @@ async def load(db: CountingD1, messages: int, notes: int) -> None:
                       for r in gen.notes(notes, NOW_MS, sections=SECTIONS_PER_NOTE))
     for start in range(0, len(statements), BATCH):
         await db.batch(statements[start:start + BATCH])
+    await db.batch([db.prepare(sql) for sql in frequencies.FOLD])
 
 
-async def reads(db: CountingD1, queries: Sequence[str]) -> tuple[dict[str, list[int]],
-                                                                  list[str]]:
-    """Rows read per query and step, and the queries D1 refused (with its message)."""
-    found: dict[str, list[int]] = {"floor": [], "df lookups": [], "ranking": [],
-                                   "one pass": [], "gated": [], "recall": []}
+STEPS = ("floor", "df lookups", "ranking", "one pass", "gated", "recall")
+
+
+async def reads(db: CountingD1, queries: Sequence[str]
+                ) -> tuple[dict[str, list[int]], dict[str, list[float]], list[str]]:
+    """Rows read and wall ms per query and step, and the queries D1 refused (with its
+    message)."""
+    found: dict[str, list[int]] = {name: [] for name in STEPS}
+    took: dict[str, list[float]] = {name: [] for name in STEPS}
     refused: list[str] = []
     kwargs: dict[str, Any] = {"exclude_ids": ("bench-q",), "conversation_id": "bench-c",
                               "text_is_stored": True}
     for i, text in enumerate(queries):
-        counts = {}
-        db.rows_read = 0
+        counts: dict[str, tuple[int, float]] = {}
+
+        def start() -> float:
+            db.rows_read = 0
+            return time.perf_counter()
+
+        def done(name: str, began: float, into: dict[str, tuple[int, float]] = counts
+                 ) -> None:
+            into[name] = (db.rows_read, (time.perf_counter() - began) * 1000)
+
+        began = start()
         match = build_query(text, Mode.AUTOMATIC).match
         await db.batch([db.prepare(sql).bind(match, rows) for sql, rows in FLOORS])
-        counts["floor"] = db.rows_read
+        done("floor", began)
         query = build_query(text, Mode.AUTOMATIC)
         for name, step in (("df lookups", "df"), ("ranking", "hits")):
-            db.rows_read = 0
+            began = start()
             await run(db, [p for p in plan(query, FILTERS, ranked=True) if p.key[0] == step])
-            counts[name] = db.rows_read
+            done(name, began)
         try:
             for name, every in (("one pass", True), ("gated", False)):
-                db.rows_read = 0
+                began = start()
                 await candidates(db, text, NOW_MS, every_row=every, **kwargs)
-                counts[name] = db.rows_read
+                done(name, began)
         except DatabaseError as exc:
             refused.append(f"{text!r}: {exc}")
             continue
-        db.rows_read = 0
+        began = start()
         await automatic_recall(db, text, NOW_MS, message_id="bench-q",
                                conversation_id="bench-c")
-        counts["recall"] = db.rows_read
+        done("recall", began)
         if i >= WARMUP:
-            for name, n in counts.items():
+            for name, (n, ms) in counts.items():
                 found[name].append(n)
-    return found, refused
+                took[name].append(ms)
+    return found, took, refused
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,17 +160,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(migrate(db))
         asyncio.run(load(db, args.messages, args.notes))
-        found, refused = asyncio.run(reads(db, queries))
+        found, took, refused = asyncio.run(reads(db, queries))
     finally:
         db.stop()
     floor = statistics.median(found["floor"])
+    floor_ms = statistics.median(took["floor"])
     print(f"D1 rows read per recall, {args.messages:,} messages + {args.notes:,} notes, "
-          f"{len(found['floor'])} queries (median, p95, median / floor's median):")
+          f"{len(found['floor'])} queries (median, p95, median / floor's median; then "
+          "the median wall ms and its ratio to the floor's):")
     figures = {}
     for name, counts in found.items():
         med, p95 = statistics.median(counts), percentile([float(c) for c in counts], 0.95)
-        figures[name] = {"median": med, "p95": p95, "ratio": med / floor if floor else None}
-        print(f"  {name:>9}: {med:>8.0f} {p95:>8.0f}   {med / floor if floor else 0:.2f}x")
+        ms = statistics.median(took[name])
+        figures[name] = {"median": med, "p95": p95, "ratio": med / floor if floor else None,
+                         "ms": ms, "ms_ratio": ms / floor_ms if floor_ms else None}
+        print(f"  {name:>10}: {med:>8.0f} {p95:>8.0f}   {med / floor if floor else 0:5.2f}x"
+              f"   {ms:7.2f} ms {ms / floor_ms if floor_ms else 0:5.2f}x")
     for line in refused:
         print(f"  D1 refused {line}")
     if args.json:

@@ -2,7 +2,8 @@
 
     uv run python -m bench.latency [--mode lexical|hybrid|adaptive|quality]
                                    [--max-messages N] [--index-vectors random|model]
-                                   [--cache DIR] [--profile N] [--json PATH]
+                                   [--cache DIR] [--profile N [--sort cumulative]]
+                                   [--json PATH]
 
 For each corpus size it builds a fresh SQLite D1 through the current schema (sections
 and conversation units, bench/latency_corpus.py) and runs the same generated chat
@@ -16,7 +17,8 @@ Recall block). In the same run, on the same tables:
 
 `--cache DIR` keeps each corpus in DIR (an ignored folder, e.g. .data/bench) and reuses
 it, migrated to the current schema. `--profile N` runs recall under cProfile and prints
-the N functions with the most own time, per mode and size (the profiler slows Python
+the N functions with the most own time (`--sort cumulative`: with the most time inside
+them, callees included), per mode and size (the profiler slows Python
 down, so those runs report no timings of their own).
 
 Python time is recall's wall time minus the time inside the database, the embedder and
@@ -86,7 +88,7 @@ def ms(seconds: float) -> float:
 
 
 async def profile(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
-                  sem: Semantics | None, top: int) -> str:
+                  sem: Semantics | None, top: int, sort: str = "tottime") -> str:
     """cProfile's summary of recall over the measured queries (after the warm-up)."""
     profiler = cProfile.Profile()
     for i, text in enumerate(queries):
@@ -97,7 +99,7 @@ async def profile(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
     profiler.disable()
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out)
-    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats(sort).print_stats(top)
     return out.getvalue()
 
 
@@ -193,7 +195,8 @@ def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, fl
 
 def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
              index_vectors: str, cache: Path | None = None,
-             profile_top: int = 0, no_budget: bool = False) -> list[dict[str, Any]]:
+             profile_top: int = 0, profile_sort: str = "tottime",
+             no_budget: bool = False) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="mallory-latency-") as tmp:
         started = time.perf_counter()
@@ -213,7 +216,8 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
             if profile_top:
                 print(f"--- {run_mode.value} at {messages:,} messages + {notes:,} notes, "
                       f"{len(queries) - WARMUP} recalls ---")
-                print(asyncio.run(profile(db, queries, run_mode, run_sem, profile_top)))
+                print(asyncio.run(profile(db, queries, run_mode, run_sem, profile_top,
+                                          profile_sort)))
                 continue
             rows.append({**base, "mode": run_mode.value, "queries": len(queries) - WARMUP,
                          **asyncio.run(measure(db, queries, run_mode, run_sem))})
@@ -270,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep and reuse the corpora in this (ignored) folder")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="print cProfile's top N functions instead of timings")
+    parser.add_argument("--sort", choices=("tottime", "cumulative"), default="tottime",
+                        help="--profile: order by own time or by time including callees")
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
     parser.add_argument("--no-budget", action="store_true",
                         help="semantic modes: lift the 300 ms semantic budget, so that on a "
@@ -281,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     print_header()
     rows = [row for messages, notes in sizes_up_to(args.max_messages)
             for row in run_size(messages, notes, queries, RetrievalMode(args.mode),
-                                args.index_vectors, args.cache, args.profile,
+                                args.index_vectors, args.cache, args.profile, args.sort,
                                 args.no_budget)]
     if args.json:
         args.json.write_text(json.dumps({"sizes": rows}, indent=2))

@@ -5,8 +5,11 @@ current schema, as production writes them.
   same batch (worker/store/units.py), so units, their FTS rows and corpus_stats are what
   the chat path leaves (the question-only unit replaced by the exchange, long turns split).
 - Notes: each `vault_notes` row carries the section spans the hub's Markdown parser sends
-  (hub/notes.py), and the 0005 triggers materialise `note_sections` and its FTS rows, as
-  a sync batch does.
+  (hub/notes.py) and the name keys the sync store writes (shared/knowledge/names.py), and
+  the 0005 triggers materialise `note_sections` and its FTS rows, as a sync batch does,
+  which ends by folding the sections' document frequencies (worker/store/frequencies.py).
+  A corpus cached before notes held name keys gets them when opened, as a re-sync writes
+  them.
 - Vectors (semantic modes): the embedder's model recorded in `vector_units` through the
   indexer's own statement, and vectors upserted through the index port. `random` vectors
   are unit vectors drawn per unit: a scan and the resolve cost the same whatever the
@@ -30,10 +33,12 @@ from bench.corpus import Generator
 from hub.notes import section_spans
 from local.migrate import migrate
 from local.sqlite_db import SqliteDatabase
+from shared.knowledge import names
 from worker.corpora import registry
 from worker.indexing.indexer import RECORD_SQL, index_pending
 from worker.semantic.ports import VectorRecord, vector_id
 from worker.semantic.semantics import Semantics
+from worker.store import frequencies
 from worker.store.units import unit_statements
 
 NOW_MS = 1_780_000_000_000
@@ -46,13 +51,28 @@ INSERT_CONVERSATION = ("INSERT OR IGNORE INTO conversations (id, title, created_
                        "VALUES (?, ?, ?, ?)")
 INSERT_VAULT = "INSERT INTO vaults (uuid, name, created_at) VALUES (?, ?, ?)"
 INSERT_NOTE = ("INSERT INTO vault_notes (path, vid, title, name, aliases, tags, folder, body, "
-               "mtime, note_date, content_hash, synced_at, sections) "
-               "VALUES (?,(SELECT vid FROM vaults WHERE name = ?),?,?,?,?,?,?,?,?,?,?,?)")
+               "mtime, note_date, content_hash, synced_at, sections, name_keys) "
+               "VALUES (?,(SELECT vid FROM vaults WHERE name = ?),?,?,?,?,?,?,?,?,?,?,?,?)")
+UNKEYED_NOTES = "SELECT rid, title, name, aliases FROM vault_notes WHERE name_keys IS NULL"
+SET_NAME_KEYS = "UPDATE vault_notes SET name_keys = ? WHERE rid = ?"
 
 
 def _with_sections(row: tuple) -> tuple:
+    """A generated note's row with its section spans and name keys (title, file name,
+    aliases are its 3rd to 5th values)."""
     spans, _ = section_spans(row[7])
-    return (*row, json.dumps([s.model_dump() for s in spans], separators=(",", ":")))
+    return (*row, json.dumps([s.model_dump() for s in spans], separators=(",", ":")),
+            names.stored(row[2:5]))
+
+
+def _key_names(db: SqliteDatabase) -> None:
+    conn = db.connection
+    keys = [(names.stored((r["title"], r["name"], r["aliases"])), r["rid"])
+            for r in conn.execute(UNKEYED_NOTES).fetchall()]
+    if keys:
+        conn.execute("BEGIN")
+        conn.executemany(SET_NAME_KEYS, keys)
+        conn.execute("COMMIT")
 
 
 def build(path: Path, messages: int, notes: int,
@@ -81,6 +101,8 @@ def build(path: Path, messages: int, notes: int,
     started = time.perf_counter()
     conn.execute(INSERT_VAULT, ("00000000-0000-4000-8000-00000000bec4", "Bench", NOW_MS))
     conn.executemany(INSERT_NOTE, note_rows)
+    for sql in frequencies.FOLD:
+        conn.execute(sql)
     times["notes_s"] = time.perf_counter() - started
     started = time.perf_counter()
     conn.execute("COMMIT")
@@ -102,6 +124,7 @@ def cached(folder: Path, messages: int, notes: int) -> SqliteDatabase:
         partial.rename(path)
     db = SqliteDatabase(path)
     asyncio.run(migrate(db))
+    _key_names(db)
     return db
 
 

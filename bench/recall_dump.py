@@ -10,7 +10,8 @@ included). Each line: the query, the Recall block, and every injected hit with i
 fields, rounded to 12 digits (the merge's own rounding) so a line differs only when what
 recall decides differs; and the gate's decision on every candidate of the merged list, in
 its order (unit, ranks, cosine, fused and final scores, estimate, rule), so a change of
-the fused list shows even where nothing is injected. Hybrid and adaptive use the local
+the fused list shows even where nothing is injected; and the explicit search's ranked hits
+for the same text. Hybrid and adaptive use the local
 MiniLM for the query and random unit vectors for the units, as bench.latency does,
 without the chat-time latency guard (bench.system's budget): on a loaded machine a
 timeout would turn a query lexical, and the dump would depend on the load.
@@ -32,8 +33,10 @@ from bench.latency import QUERIES, WARMUP, semantics_for
 from bench.latency_corpus import NOW_MS, build, cached
 from bench.system import RELEVANCE_SEMANTIC_BUDGET_S
 from shared.block.envelope import Injected
+from shared.rank.candidate import Candidate
 from shared.rank.policy import Decision
 from worker.recall.automatic import automatic_recall
+from worker.recall.explicit import search
 from worker.recall.modes import RetrievalMode
 
 
@@ -63,17 +66,27 @@ def _decision(d: Decision) -> list[Any]:
             d.chosen]
 
 
+def _ranked(c: Candidate) -> dict[str, Any]:
+    s = c.scores
+    return {"kind": c.identity.kind, "id": c.identity.id, "unit": c.identity.unit,
+            "relevance": _number(s.relevance), "standing": _number(s.standing),
+            "confidence": _number(s.confidence), "score": _number(s.final),
+            "fuzzy": c.presentation.fuzzy}
+
+
 async def dump(db: Any, queries: list[str], mode: RetrievalMode, sem: Any) -> list[str]:
     lines = []
     for text in queries:
         recall = await automatic_recall(db, text, NOW_MS, message_id="bench-q",
                                         conversation_id="bench-c", semantics=sem, mode=mode)
+        explicit = await search(db, text, NOW_MS, semantics=sem, mode=mode)
         lines.append(json.dumps({"query": text, "mode": recall.ran.mode.value,
                                  "fallback": recall.ran.fallback, "error": recall.error,
                                  "block": recall.block,
                                  "injected": [_hit(h) for h in recall.injected],
                                  "decisions": [_decision(d) for d in (
-                                     recall.gated.decisions if recall.gated else ())]},
+                                     recall.gated.decisions if recall.gated else ())],
+                                 "search": [_ranked(c) for c in explicit.hits]},
                                 sort_keys=True, default=str))
     return lines
 

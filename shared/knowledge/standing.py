@@ -19,11 +19,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from shared.knowledge.names import key_of, keys_of
 from shared.knowledge.roles import KnowledgeRole, Status
 from shared.rank.candidate import Candidate
 from shared.rank.kinds import kind_of
 from shared.rank.policy import STANDING, StandingWeights
-from shared.text.sanitiser import Mode, SearchQuery, build_query
+from shared.text.sanitiser import SearchQuery
 
 # The candidate fields that name a note (corpora.py sets them).
 NAME_FIELDS = ("title", "file name", "aliases")
@@ -78,25 +79,24 @@ def multiplier(signals: Signals, weights: StandingWeights = STANDING) -> float:
     return min(max(total, weights.floor), weights.ceiling)
 
 
-@lru_cache(maxsize=8_192)
-def _name_stems(name: str) -> frozenset[tuple[str, ...]]:
-    return frozenset(t.stems for t in build_query(name, Mode.AUTOMATIC).terms)
-
-
-def _query_stems(query: SearchQuery) -> frozenset[tuple[str, ...]]:
-    return frozenset(t.stems for t in query.terms)
+@lru_cache(maxsize=1_024)
+def _query_key(stems: frozenset[tuple[str, ...]]) -> str:
+    return key_of(stems)
 
 
 def names(query: SearchQuery, cand: Candidate) -> bool:
     """Exact identity: the query's terms are exactly those of the note's title, file
     name or one alias ("kitchen renovation", "Kitchen reno"), whatever the case, accents,
-    inflection or stopwords."""
-    wanted = _query_stems(query)
+    inflection or stopwords (shared/knowledge/names.py): the keys the note was stored
+    with, or those of its fields."""
+    wanted = frozenset(t.stems for t in query.terms)
     if not wanted:
         return False
-    return any(_name_stems(name) == wanted
-               for field, value in cand.presentation.fields if field in NAME_FIELDS
-               for name in value.split("\n") if name.strip())
+    keys = cand.note.name_keys
+    if keys is None:
+        keys = keys_of(value for field, value in cand.presentation.fields
+                       if field in NAME_FIELDS)
+    return _query_key(wanted) in keys
 
 
 def document_key(cand: Candidate) -> str:

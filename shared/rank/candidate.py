@@ -73,6 +73,9 @@ class NoteFacts:
     related: bool = False  # a typed relation, effective, starts or ends here
     # Relations to other hits shown with this one (contradictions together).
     links: tuple[Link, ...] = ()
+    # The keys of its title, file name and aliases as stored at sync
+    # (shared/knowledge/names.py); None: made from its fields when needed.
+    name_keys: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

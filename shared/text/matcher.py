@@ -150,6 +150,15 @@ def _matched(terms: tuple[Term, ...], texts: tuple[str, ...]) -> frozenset[str]:
     return frozenset(found)
 
 
+def matched_in_each(terms: Sequence[Term], texts: Sequence[str]) -> frozenset[str]:
+    """`matched_terms` over the texts, each text matched (and cached) on its own: for a
+    conversation unit, whose two turns are matched one at a time anyway to choose its
+    focus (shared/text/turns.py), matching them together as well was a third of recall's
+    matching (bench.latency --profile)."""
+    key = tuple(terms)
+    return frozenset().union(*(_matched(key, (text,)) for text in texts))
+
+
 def with_terms(candidates: Sequence[Candidate], terms: Sequence[Term]) -> list[Candidate]:
     """Candidates annotated with the query terms each one matches (text and fields)."""
     return [replace(c, presentation=replace(c.presentation, terms=matched_terms(

@@ -78,7 +78,8 @@ def test_the_recall_dump_writes_one_line_per_query(tmp_path: Path) -> None:
                              "--cache", str(tmp_path), "--out", str(out)]) == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 3 + latency.WARMUP
-    assert all(set(line) >= {"query", "block", "injected", "mode"} for line in lines)
+    assert all(set(line) >= {"query", "block", "injected", "mode", "decisions", "search"}
+               for line in lines)
     assert all(line["mode"] == "lexical" and line["error"] is None for line in lines)
     again = tmp_path / "again.jsonl"
     recall_dump.main(["--messages", "40", "--notes", "4", "--queries", "3",

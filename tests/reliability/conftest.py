@@ -1,4 +1,5 @@
-"""Shared checks for the reliability suite: the JSON error shape and FTS integrity."""
+"""Shared checks for the reliability suite: the JSON error shape, FTS integrity and the
+document frequencies kept beside each index."""
 
 from __future__ import annotations
 
@@ -44,13 +45,27 @@ def integrity_check_sql(table: str) -> str:
     return f"INSERT INTO {quoted}({quoted}) VALUES('integrity-check')"
 
 
-FTS_TABLES = ["conversation_units_fts", "note_sections_fts"]
+# The two indexes, and the tables their document frequencies are counted through
+# (migrations/0014).
+FTS_TABLES = ["conversation_units_fts", "conversation_units_terms", "note_sections_added",
+              "note_sections_fts", "note_sections_removed"]
+# Each index's document-frequency table and the fts5vocab table it must agree with.
+FREQUENCIES = {"conversation_units_df": "conversation_units_vocab",
+               "note_sections_df": "note_sections_vocab"}
+
+
+async def _counts(db: Database, table: str) -> dict[str, int]:
+    rows = (await db.prepare(f"SELECT term, doc FROM {table} WHERE doc > 0").all()).results
+    return {str(r["term"]): int(r["doc"]) for r in rows}
 
 
 async def fts_integrity(db: Database) -> list[str]:
-    """Run FTS5's integrity-check on every FTS table; returns the tables checked (a
-    corrupt index raises)."""
+    """Run FTS5's integrity-check on every FTS table, and hold each document-frequency
+    table to its index's vocabulary; returns the FTS tables checked (a corrupt index
+    raises, counts that drifted fail)."""
     tables = [r["name"] for r in (await db.prepare(FTS_TABLES_SQL).all()).results]
     for table in tables:
         await db.prepare(integrity_check_sql(table)).run()
+    for kept, vocab in FREQUENCIES.items():
+        assert await _counts(db, kept) == await _counts(db, vocab), kept
     return tables

@@ -88,7 +88,9 @@ class Corpus:
     name: str  # its key in corpus_stats and in `Filters.source`
     kind: Kind
     fts_table: str
-    vocab_table: str  # fts5vocab 'row' table over fts_table: term → document count
+    # term → the documents of fts_table holding it, kept by triggers (migrations/0014):
+    # what an fts5vocab 'row' table answers, without reading the posting lists.
+    df_table: str
     # FTS column → bm25() weight, in the FTS table's column order (bm25() takes the weights
     # positionally; tests/worker/corpora/test_registry.py pins the order to the migration).
     columns: Mapping[str, float]

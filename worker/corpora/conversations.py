@@ -275,7 +275,7 @@ VECTORS = VectorCorpus(
 
 MESSAGES = Corpus(
     name="messages", kind="message", fts_table="conversation_units_fts",
-    vocab_table="conversation_units_vocab", columns=MESSAGE_COLUMNS,
+    df_table="conversation_units_df", columns=MESSAGE_COLUMNS,
     group_column="conversation_id", timestamp_column="created_at",
     # A conversation often has several matching units: fetch more, keep the best.
     fetch_per_hit=3, search_sql=search_sql(MESSAGE_COLUMNS), params=_params,

@@ -11,6 +11,7 @@ from typing import Any
 
 from shared.api.sync_payload import PATH_SEPARATOR
 from shared.block.citations import note_href, shorten
+from shared.knowledge import names
 from shared.knowledge.roles import normal_status, role_of
 from shared.rank import kinds
 from shared.rank.candidate import Candidate, Identity, NoteFacts, Presentation, Scores
@@ -46,7 +47,7 @@ NOTE_COLUMNS: Mapping[str, float] = {
 # some and a vault without relations pays no extra round trip.
 NOTE_ROW_SELECT = f"""SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
        n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
-       n.role, s.ord, s.heading, s.heading_path, s.unit_id,
+       n.role, n.name_keys, s.ord, s.heading, s.heading_path, s.unit_id,
        substr(s.body, 1, {TEXT_CHARS}) AS text,
        (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
         OR EXISTS (SELECT 1 FROM note_relations AS r
@@ -206,7 +207,8 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
             heading=heading, knowledge_role=role_of(row["note_type"], row["role"])),
         scores=Scores(relevance=s.relevance, boost=s.boost, cosine=s.cosine),
         presentation=Presentation(text=text, fields=_fields(row)),
-        note=NoteFacts(status=normal_status(row["status"]), related=bool(row["related"])))
+        note=NoteFacts(status=normal_status(row["status"]), related=bool(row["related"]),
+                       name_keys=names.read(row.get("name_keys"))))
 
 
 def _params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
@@ -243,7 +245,7 @@ VECTORS = VectorCorpus(
 
 NOTES = Corpus(
     name="notes", kind="note", fts_table="note_sections_fts",
-    vocab_table="note_sections_vocab",
+    df_table="note_sections_df",
     # A note is (vault, path): two vaults may both hold Home/Plants.md.
     columns=NOTE_COLUMNS, group_column="note_key", timestamp_column="note_date",
     # A note often has several matching sections: fetch more, keep the best.

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import idf, recency_boost, relevance, term_df
-from shared.text.matcher import matched_terms
+from shared.text.matcher import matched_in_each
 from shared.text.sanitiser import SearchQuery
 from shared.text.turns import addressed
 from worker.corpora import registry
@@ -84,17 +84,21 @@ def _searched(rows: Rows, filters: Filters) -> Searched:
                     else raw, raw)
 
 
-def _corrected(base: float, row: Row, query: SearchQuery, found: Searched, corpus: Corpus
-               ) -> float:
+def _corrected(base: float, row: Row, query: SearchQuery, found: Searched, corpus: Corpus,
+               factors: dict[frozenset[str], float]) -> float:
     """The row's relevance with the self-match correction, computed before its candidate
     is made (copying every conversation candidate afterwards cost ~1 ms of Python per
-    recall at 10k messages, bench.latency)."""
+    recall at 10k messages, bench.latency). The correction depends only on which terms
+    the row matches: `factors` keeps it per set of terms, for the query's rows."""
     clean, raw = found.stats[corpus.name], found.raw[corpus.name]
     if clean is raw:
         return base
-    found_terms = matched_terms(query.terms, corpus.match_texts(row, query.terms))
-    matched = [t for t in query.terms if t.fts in found_terms]
-    return min(base * self_match_correction(matched, clean, raw), 1.0)
+    found_terms = matched_in_each(query.terms, corpus.match_texts(row, query.terms))
+    factor = factors.get(found_terms)
+    if factor is None:
+        matched = [t for t in query.terms if t.fts in found_terms]
+        factor = factors[found_terms] = self_match_correction(matched, clean, raw)
+    return min(base * factor, 1.0)
 
 
 def _most_correction(query: SearchQuery, found: Searched, corpus: Corpus) -> float:
@@ -142,6 +146,7 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
         ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
         most = _most_correction(query, found, corpus) if filters else 1.0
         idf = weights.get(corpus.name, {})
+        factors: dict[frozenset[str], float] = {}
         for row in found.rows[key]:
             ts = int(row[corpus.timestamp_column])
             boost = recency_boost(ts, now_ms)
@@ -150,7 +155,7 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
                                                                      filters):
                 continue
             scored.append(corpus.to_candidate(row, Scoring(
-                _corrected(base, row, query, found, corpus), boost, ts,
+                _corrected(base, row, query, found, corpus, factors), boost, ts,
                 str(row[corpus.group_column]), query.terms, idf, asks)))
     return scored
 

@@ -2,10 +2,11 @@
 batch. No database is needed to plan, and tests pin the SQL text it produces.
 
 Per searched corpus: the ranked FTS rows, and the document frequency of every query stem
-from the corpus's fts5vocab table (for the relevance ceiling, shared.rank.scoring). Once: the
-corpus sizes. A lookup is a compound SELECT, and D1 runs one of at most 5 terms
-(worker/db/port.py): the lookups are chunked, so any query within the length limit plans
-to valid SQL.
+from the corpus's document-frequency table (for the relevance ceiling,
+shared.rank.scoring). Once: the corpus sizes. A lookup is a compound SELECT of primary-key
+equalities (an IN list, or a JSON array of the stems, bills D1 a row read per stem on top),
+and D1 runs one of at most 5 terms (worker/db/port.py): the lookups are chunked, so any
+query within the length limit plans to valid SQL.
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ def hits_key(corpus: Corpus) -> StatementKey:
 
 
 def vocab_sql(table: str, n_terms: int) -> str:
-    """Document counts of n terms: one equality lookup each (fts5vocab answers `term = ?`
-    from its index, but scans for IN)."""
+    """Document counts of n terms: one primary-key lookup each."""
     return " UNION ALL ".join([VOCAB_LOOKUP_SQL.format(table=table)] * n_terms)
 
 
@@ -55,5 +55,5 @@ def plan(query: SearchQuery, filters: Filters,
                                   corpus.params(query.match, rows, filters)))
         for i, chunk in enumerate(chunks(stems)):
             statements.append(Planned(("df", corpus.name, i),
-                                      vocab_sql(corpus.vocab_table, len(chunk)), chunk))
+                                      vocab_sql(corpus.df_table, len(chunk)), chunk))
     return statements

@@ -1,6 +1,6 @@
 """A long chat message → the text automatic recall searches with (shared/text/salience.py),
-its words weighed by their IDF in the searched corpora (their fts5vocab tables, as the
-search planner reads them): a word the index holds in few documents is what recall can
+its words weighed by their IDF in the searched corpora (their document-frequency tables,
+as the search planner reads them): a word the index holds in few documents is what recall can
 find, a word it does not hold cannot match at all."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ async def salient_text(db: Database, text: str, text_is_stored: bool = True) -> 
     planned = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
     for corpus in registry.corpora():
         for i, chunk in enumerate(chunks(stems)):
-            planned.append(Planned(("df", corpus.name, i), vocab_sql(corpus.vocab_table,
+            planned.append(Planned(("df", corpus.name, i), vocab_sql(corpus.df_table,
                                                                      len(chunk)), chunk))
     rows = await run(db, planned)
     docs = {str(r["corpus"]): int(r["docs"]) for r in rows[STATS_KEY]}

@@ -34,6 +34,8 @@ from worker.db import Database
 from worker.recall.plan import Planned
 from worker.recall.run import run
 
+# The terms of a corpus's document-frequency table (migrations/0014) in a range, in the
+# byte order fts5vocab lists them in.
 VOCAB_RANGE_SQL = "SELECT term, doc FROM {table} WHERE term >= ? AND term < ? LIMIT ?"
 # A word in at most this many documents may be a stored misspelling ...
 RARE_MAX_DOCS = 2
@@ -67,7 +69,7 @@ def suspects(query: SearchQuery, known: Mapping[str, int]) -> Suspects:
 
 def lookup_plan(words: Sequence[str], corpora: Sequence[str]) -> list[Planned]:
     return [Planned(("vocab", corpus, i),
-                    VOCAB_RANGE_SQL.format(table=registry.by_name(corpus).vocab_table),
+                    VOCAB_RANGE_SQL.format(table=registry.by_name(corpus).df_table),
                     (*prefix_range(word), MAX_CANDIDATES))
             for i, word in enumerate(words) for corpus in corpora]
 

@@ -10,9 +10,10 @@ A batch is applied in one D1 batch (one transaction): all of it or none of it.
   applies when no later run has written the path. A restored file with its old mtime is
   a later run's upsert and comes back; a delayed batch of an earlier run never overrides.
 - A note's dates (shared/time/note_dates.py) go in `dates`; triggers index them (0007).
-- Deletes remove the row; the FTS triggers remove it from the index. Answers that cited a
-  deleted note, or a note edited so that the cited excerpt is gone, are withdrawn in the
-  same D1 batch (worker/store/citations.py).
+- Deletes remove the row; the FTS triggers remove it from the index. The batch ends by
+  folding its sections' terms into the document frequencies (worker/store/frequencies.py).
+  Answers that cited a deleted note, or a note edited so that the cited excerpt is gone,
+  are withdrawn in the same D1 batch (worker/store/citations.py).
 - Relations travel with their note (JSON); triggers keep the adjacency table in step
   (migrations/0006): a deleted or renamed note takes its edges with it, and edges that
   point at it are resolved when read, so they lapse with it and return with it.
@@ -29,12 +30,13 @@ from shared.api.errors import Conflict, InvalidPayload
 from shared.api.protocol import LEASE_MS
 from shared.api.sync_payload import NoteDelete, NoteUpsert, SyncBatch, SyncResult
 from shared.api.vault_digest import note_digest
+from shared.knowledge import names
 from shared.knowledge.roles import normal_status
 from shared.time.note_dates import dates_json
 from worker.db import ConstraintError, Database
 from worker.db.planned import Planned, StatementKey, run
 from worker.db.port import MAX_VALUE_BYTES
-from worker.store import citations, vaults
+from worker.store import citations, frequencies, vaults
 
 RECORD_BATCH_SQL = """
 INSERT INTO vault_sync_batches (batch_id, applied_at, upserts, deletes, vid)
@@ -82,6 +84,7 @@ class NoteRow(NamedTuple):
     role: str | None
     relations: str  # JSON, read by the triggers (0006)
     dates: str  # JSON, read by the triggers (0007)
+    name_keys: str  # shared/knowledge/names.py's stored form (0015)
 
 
 NOTE_COLUMNS = NoteRow._fields
@@ -156,15 +159,17 @@ def relations_json(note: NoteUpsert) -> str:
 
 def note_row(vid: int, seq: int, note: NoteUpsert, now_ms: int) -> NoteRow:
     folder, name = split_path(note.path)
+    aliases = "\n".join(note.aliases)
     return NoteRow(
         vid=vid, path=note.path, title=note.title, name=name,
-        aliases="\n".join(note.aliases), tags=" ".join(note.tags), folder=folder,
+        aliases=aliases, tags=" ".join(note.tags), folder=folder,
         body=note.body, note_type=note.type, status=normal_status(note.status),
         mtime=note.mtime, note_date=note.note_date, content_hash=note.content_hash,
         synced_at=now_ms, properties=note.properties, seq=seq,
         digest=note_digest(note.path, note.content_hash), sections=sections_json(note),
         role=note.role, relations=relations_json(note),
-        dates=dates_json(note.path, note.days, note.times, note.note_date))
+        dates=dates_json(note.path, note.days, note.times, note.note_date),
+        name_keys=names.stored((note.title, name, aliases)))
 
 
 # Keys of a sync batch's statements: (step, path or "", the index of its first item).
@@ -254,6 +259,7 @@ async def apply_batch(db: Database, batch: SyncBatch, now_ms: int) -> SyncResult
     steps = zip(withdraw.statements, withdraw.withdrawing, strict=True)
     planned += [Planned.of(_withdrawal_key(i, withdrawing), statement)
                 for i, (statement, withdrawing) in enumerate(steps)]
+    planned += frequencies.fold()
     try:
         rows = await run(db, planned)
     except ConstraintError:

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from shared.knowledge.names import read, stored
 from shared.knowledge.standing import Signals, adjustments, document_key, multiplier, names, stand
 from shared.rank.policy import NEUTRAL, STANDING
 from shared.text.sanitiser import Mode, build_query
@@ -63,9 +64,19 @@ def fields(title: str, name: str = "", aliases: str = "") -> tuple[tuple[str, st
     ("x", False),  # a tag is no name
 ])
 def test_identity_is_the_query_naming_a_title_file_name_or_alias(query, named) -> None:
-    cand = candidate("Projects/Kitchen.md", fields=fields("Kitchen renovation", "Kitchen 2026",
-                                                          "Kitchen reno\nreno"))
+    values = ("Kitchen renovation", "Kitchen 2026", "Kitchen reno\nreno")
+    cand = candidate("Projects/Kitchen.md", fields=fields(*values))
     assert names(build_query(query, Mode.EXPLICIT), cand) is named
+    # The keys stored at sync decide the same way.
+    keyed = candidate("Projects/Kitchen.md", name_keys=read(stored(values)))
+    assert names(build_query(query, Mode.EXPLICIT), keyed) is named
+
+
+def test_stored_keys_are_what_the_identity_check_reads() -> None:
+    cand = candidate("Garden.md", fields=fields("Kitchen renovation"),
+                     name_keys=read(stored(["Garden plans"])))
+    assert names(build_query("garden plans", Mode.EXPLICIT), cand)
+    assert not names(build_query("kitchen renovation", Mode.EXPLICIT), cand)
 
 
 def test_stand_sets_each_candidates_multiplier_with_its_feedback() -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.text.matcher import _is_match, matched_terms, term_pattern
+from shared.text.matcher import _is_match, matched_in_each, matched_terms, term_pattern
 from shared.text.sanitiser import Mode, Term, build_query
 
 
@@ -57,3 +57,12 @@ text_strategy = st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPAR
 def test_the_single_scan_agrees_with_one_scan_per_term(query: str, texts: list[str]) -> None:
     terms = terms_of(query)
     assert matched_terms(terms, texts) == one_scan_per_term(terms, texts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join),
+       texts=st.lists(text_strategy | st.text(max_size=40), max_size=4))
+def test_matching_each_text_apart_finds_what_matching_them_together_does(
+        query: str, texts: list[str]) -> None:
+    terms = terms_of(query)
+    assert matched_in_each(terms, texts) == matched_terms(terms, texts)

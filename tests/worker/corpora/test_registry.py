@@ -29,8 +29,8 @@ async def test_each_corpus_has_its_vocabulary_and_stats_row(db: SqliteDatabase,
                                                             corpus) -> None:
     stats = (await db.prepare("SELECT corpus FROM corpus_stats").all()).results
     assert corpus.name in {r["corpus"] for r in stats}
-    vocab = (await db.prepare(f"PRAGMA table_info({corpus.vocab_table})").all()).results
-    assert [r["name"] for r in vocab][:2] == ["term", "doc"]
+    df = (await db.prepare(f"PRAGMA table_info({corpus.df_table})").all()).results
+    assert [r["name"] for r in df][:2] == ["term", "doc"]
 
 
 def note_row() -> dict:

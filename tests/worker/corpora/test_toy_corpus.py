@@ -24,7 +24,8 @@ from worker.corpora.filters import Filters
 from worker.db.port import Value
 from worker.recall.automatic import automatic_recall
 
-# The migration fixture: bookmarks, their FTS index and vocabulary, their corpus_stats row
+# The migration fixture: bookmarks, their FTS index and document frequencies (kept as
+# migrations/0014 keeps the shipped corpora's), their corpus_stats row
 # (the table is rebuilt without the CHECK that names the two shipped corpora).
 MIGRATION = """
 CREATE TABLE bookmarks (
@@ -33,7 +34,10 @@ CREATE TABLE bookmarks (
 CREATE VIRTUAL TABLE bookmarks_fts USING fts5 (
     title, body, content = 'bookmarks', content_rowid = 'rid',
     tokenize = 'porter unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE bookmarks_vocab USING fts5vocab (bookmarks_fts, 'row');
+CREATE TABLE bookmarks_df (term TEXT PRIMARY KEY, doc INTEGER NOT NULL) WITHOUT ROWID;
+CREATE VIRTUAL TABLE bookmarks_terms USING fts5 (
+    title, body, content = '', tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE bookmarks_terms_vocab USING fts5vocab (bookmarks_terms, 'row');
 PRAGMA legacy_alter_table = ON;
 CREATE TABLE corpus_stats_open (corpus TEXT PRIMARY KEY, docs INTEGER NOT NULL DEFAULT 0);
 INSERT INTO corpus_stats_open SELECT corpus, docs FROM corpus_stats;
@@ -44,6 +48,10 @@ INSERT INTO corpus_stats (corpus, docs) VALUES ('bookmarks', 0);
 CREATE TRIGGER bookmarks_ai AFTER INSERT ON bookmarks BEGIN
     INSERT INTO bookmarks_fts (rowid, title, body) VALUES (new.rid, new.title, new.body);
     UPDATE corpus_stats SET docs = docs + 1 WHERE corpus = 'bookmarks';
+    INSERT INTO bookmarks_terms (rowid, title, body) VALUES (1, new.title, new.body);
+    INSERT INTO bookmarks_df (term, doc) SELECT term, 1 FROM bookmarks_terms_vocab WHERE true
+    ON CONFLICT (term) DO UPDATE SET doc = doc + 1;
+    INSERT INTO bookmarks_terms (bookmarks_terms) VALUES ('delete-all');
 END;
 """
 COLUMNS = {"title": 4.0, "body": 1.0}
@@ -98,7 +106,7 @@ def _no_keys(keys: Sequence[Any]) -> tuple[Value, ...]:
 
 BOOKMARKS = Corpus(
     name="bookmarks", kind="bookmark", fts_table="bookmarks_fts",
-    vocab_table="bookmarks_vocab", columns=COLUMNS, group_column="id",
+    df_table="bookmarks_df", columns=COLUMNS, group_column="id",
     timestamp_column="saved_at", fetch_per_hit=1, search_sql=SEARCH_SQL, params=_params,
     ranked_sql=f"SELECT rid, bm25 FROM ({RANKED})", rows_sql=ROWS_SQL,
     rows_params=_rows_params, timeline_sql=TIMELINE_SQL,

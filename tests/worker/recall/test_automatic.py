@@ -50,7 +50,7 @@ async def test_an_owner_question_points_at_the_reply_that_answers_it(db: SqliteD
 
 async def test_a_database_failure_is_no_recall_with_a_code(db: SqliteDatabase) -> None:
     await add_notes(db, note("a.md", "sourdough bread"))
-    await db.prepare("DROP TABLE conversation_units_vocab").run()
+    await db.prepare("DROP TABLE conversation_units_df").run()
     recall = await automatic_recall(db, "sourdough bread", NOW_MS, message_id="m",
                                     conversation_id="c")
     assert (recall.block, recall.injected, recall.error) == ("", [], "recall_failed")

@@ -31,7 +31,7 @@ WITH ranked AS (
 )
 SELECT n.path, n.vid, n.vid || ':' || n.path AS note_key, v.name AS vault,
        n.title, n.name, n.aliases, n.tags, n.properties, n.note_date, n.note_type, n.status,
-       n.role, s.ord, s.heading, s.heading_path, s.unit_id,
+       n.role, n.name_keys, s.ord, s.heading, s.heading_path, s.unit_id,
        substr(s.body, 1, 8000) AS text,
        (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
         OR EXISTS (SELECT 1 FROM note_relations AS r
@@ -76,18 +76,18 @@ def test_plan_pins_the_sql_and_parameters_of_both_corpora() -> None:
     assert planned == {
         ("stats", "", 0): (CORPUS_STATS_SQL, ()),
         ("hits", "notes", 0): (NOTES_SQL, (match, 15, None, None, None, None, None)),
-        ("df", "notes", 0): (vocab_sql("note_sections_vocab", 4), stems),
+        ("df", "notes", 0): (vocab_sql("note_sections_df", 4), stems),
         # 5 hits × 3 per conversation, plus room for the excluded message and 10 turns
         ("hits", "messages", 0): (MESSAGES_SQL, (match, 26, '["m1"]', "c1", 10, None,
                                                         None)),
-        ("df", "messages", 0): (vocab_sql("conversation_units_vocab", 4), stems),
+        ("df", "messages", 0): (vocab_sql("conversation_units_df", 4), stems),
     }
 
 
-def test_vocabulary_lookup_is_one_equality_per_term() -> None:
-    assert vocab_sql("messages_vocab", 2) == (
-        "SELECT term, doc FROM messages_vocab WHERE term = ? UNION ALL "
-        "SELECT term, doc FROM messages_vocab WHERE term = ?")
+def test_a_document_frequency_lookup_is_one_equality_per_term() -> None:
+    assert vocab_sql("note_sections_df", 2) == (
+        "SELECT term, doc FROM note_sections_df WHERE term = ? UNION ALL "
+        "SELECT term, doc FROM note_sections_df WHERE term = ?")
 
 
 def test_vault_filter_is_bound_to_the_notes_search_only() -> None:

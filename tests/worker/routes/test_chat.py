@@ -196,7 +196,7 @@ async def test_the_message_being_answered_never_recalls_itself(client: httpx.Asy
 async def test_recall_failure_still_answers(client: httpx.AsyncClient,
                                             db: SqliteDatabase) -> None:
     await seed_notes(client)
-    await db.prepare("DROP TABLE note_sections_vocab").run()  # search now fails in D1
+    await db.prepare("DROP TABLE note_sections_df").run()  # search now fails in D1
     response = await chat(client, "how do I bake sourdough bread?")
     assert response.status_code == 200
     body = response.json()

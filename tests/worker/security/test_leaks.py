@@ -63,7 +63,7 @@ async def test_an_unreachable_provider_names_no_url(client: httpx.AsyncClient, o
 
 async def test_recall_errors_are_codes(client: httpx.AsyncClient, db: SqliteDatabase) -> None:
     await sync(client, note("a.md", "sourdough starter feeding"))
-    await db.prepare("DROP TABLE note_sections_vocab").run()
+    await db.prepare("DROP TABLE note_sections_df").run()
     body = (await client.post("/api/chat", json={"content": "sourdough starter?"})).json()
     assert body["recall"]["error"] == "recall_failed"
 

@@ -1,0 +1,45 @@
+"""A note's name keys: one per title, file name and alias, equal exactly when their sets
+of query stems are (the identity check's old comparison, held here as the oracle), and
+their stored form read back only by the version that wrote it."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.knowledge.names import VERSION, key_of, keys_of, name_key, read, stored
+from shared.text.sanitiser import Mode, build_query
+
+NAMES = ["Kitchen renovation", "kitchen Renovations", "The kitchen renovation", "Kitchen reno",
+         "Crème brûlée", "creme brulee", "pg:pull", "pg pull", "snake_case notes",
+         "Notes on snake case", "v1.2.3", "the", "", "  ", "Ünïcode Café", "unicode cafe",
+         "2026-03-14 Daily", "Daily 2026 03 14", "Paths/like/this.md", "a b c d e f g"]
+
+
+def stems(text: str) -> frozenset[tuple[str, ...]]:
+    return frozenset(t.stems for t in build_query(text, Mode.AUTOMATIC).terms)
+
+
+@pytest.mark.parametrize("a", NAMES)
+@pytest.mark.parametrize("b", NAMES)
+def test_two_names_share_a_key_exactly_when_their_stems_are_equal(a: str, b: str) -> None:
+    assert (name_key(a) == name_key(b)) is (stems(a) == stems(b))
+    assert name_key(a) == key_of(stems(a))
+
+
+def test_a_name_of_no_terms_has_no_key() -> None:
+    assert keys_of(["the", "  ", "Kitchen\n\nthe\nreno"]) == {name_key("Kitchen"),
+                                                             name_key("reno")}
+
+
+def test_a_name_past_the_query_limit_once_normalised_has_no_key() -> None:
+    title = "\ufdfa" * 500  # a 500-character title NFKC spells in 9,000 characters
+    assert keys_of([title, "Kitchen"]) == {name_key("Kitchen")}
+
+
+def test_the_stored_form_reads_back_for_its_version_only() -> None:
+    text = stored(["Kitchen renovation", "Kitchen", "Kitchen reno\nreno"])
+    assert text.split("\n")[0] == VERSION
+    assert read(text) == keys_of(["Kitchen renovation", "Kitchen", "Kitchen reno\nreno"])
+    assert read(stored(["the"])) == frozenset()  # keys were stored: there are none
+    assert read(None) is None and read("") is None
+    assert read(text.replace(VERSION, "names/0", 1)) is None  # another version's keys
