@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from shared.rank.candidate import Candidate, Turn
+from shared.rank.candidate import Candidate, Role, Turn
 from shared.text.matcher import matched_terms
 from shared.text.sanitiser import Term
 
@@ -39,12 +39,12 @@ def unit_turns(cand: Candidate, before: bool) -> tuple[Turn, ...]:
     ident, msg = cand.identity, cand.message
     covers = ident.covers or (ident.id,)
     other = covers[1] if len(covers) > 1 else None
+    turns: list[tuple[str | None, Role, str | None]]
     if ident.role == "assistant":
         turns = [(other, "user", msg.asked), (ident.id, "assistant", cand.presentation.text)]
     else:
         turns = [(ident.id, "user", cand.presentation.text), (other, "assistant", msg.reply)]
-    return tuple(Turn(str(i), role, text, before)  # type: ignore[arg-type]
-                 for i, role, text in turns if i and text)
+    return tuple(Turn(str(i), role, text, before) for i, role, text in turns if i and text)
 
 
 def _adjacent(a: Candidate, b: Candidate) -> bool:
