@@ -19,7 +19,7 @@ from local.sqlite_db import SqliteDatabase
 from shared.api.sync_payload import NoteUpsert, SyncBatch, SyncResult
 from shared.time.durations import MS_PER_DAY
 from tests import embedder
-from tests.schedule import long_poles_first
+from tests.schedule import long_poles_first, scheduling
 from worker.app import create_app
 from worker.config import Runtime, Settings
 from worker.db import Database
@@ -41,6 +41,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for item in items:
             if item.get_closest_marker("embed"):
                 item.add_marker(pytest.mark.skip(reason=embedder.REASON))
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile` deals tests/schedule.py's folders whole, as it deals files."""
+    return scheduling()(config, log) if config.getvalue("dist") == "loadfile" else None
 
 
 # The Pyodide suite's one-line summary (tests/pyodide/conftest.py), printed at the end of

@@ -13,8 +13,8 @@ from playwright.sync_api import Page, expect
 
 from local.thread_server import RunningServer
 from tests.conftest import ROOT
-from tests.e2e.conftest import shot
-from tests.e2e.test_web_manage import chat_in_page
+from tests.e2e.browser.conftest import shot
+from tests.e2e.browser.test_web_manage import chat_in_page
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from local.server import settings_for_bind
 from local.thread_server import RunningServer, running_server
-from tests.e2e.conftest import shot
+from tests.e2e.browser.conftest import shot
 from worker.config import Settings
 
 pytestmark = pytest.mark.browser

@@ -19,7 +19,8 @@ from local.thread_server import RunningServer
 from shared.api.sync_payload import NoteUpsert
 from tests.conftest import NOW_MS, ROOT
 from tests.e2e import long_note
-from tests.e2e.conftest import shot, sync_notes
+from tests.e2e.browser.conftest import shot
+from tests.e2e.conftest import sync_notes
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,8 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from local.thread_server import RunningServer, run_coroutine
 from tests.conftest import NOW_MS, note
-from tests.e2e.conftest import LOCALE, TIMEZONE, shot, sync_notes
+from tests.e2e.browser.conftest import LOCALE, TIMEZONE, shot
+from tests.e2e.conftest import sync_notes
 from worker.store import chats
 
 pytestmark = pytest.mark.browser

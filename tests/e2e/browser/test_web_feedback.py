@@ -12,7 +12,8 @@ from playwright.sync_api import Page, expect
 
 from local.thread_server import RunningServer, run_coroutine, running_server
 from tests.conftest import NOW_MS, note
-from tests.e2e.conftest import shot, sync_notes
+from tests.e2e.browser.conftest import shot
+from tests.e2e.conftest import sync_notes
 
 pytestmark = pytest.mark.browser
 QUESTION = "how do I prune the tomato plants?"

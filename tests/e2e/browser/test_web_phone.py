@@ -15,8 +15,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from local.thread_server import RunningServer
 from tests.conftest import ROOT
-from tests.e2e.conftest import DESKTOP, PHONE, shot
-from tests.e2e.test_web import server  # noqa: F401  (test_web's seeded server fixture)
+from tests.e2e.browser.conftest import DESKTOP, PHONE, shot
+from tests.e2e.browser.test_web import server  # noqa: F401  (test_web's seeded server fixture)
 
 pytestmark = pytest.mark.browser
 

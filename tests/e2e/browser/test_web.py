@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 from local.thread_server import RunningServer, run_coroutine, running_server
 from shared.api.wire import Source
 from tests.conftest import NOW_MS, note
-from tests.e2e.conftest import record_dialogs, shot
+from tests.e2e.browser.conftest import record_dialogs, shot
 from worker.store import chats
 
 pytestmark = pytest.mark.browser

@@ -16,7 +16,8 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from local.thread_server import RunningServer, running_server
 from shared.rank.confidence_models import LEXICAL
 from tests.conftest import ROOT, note
-from tests.e2e.conftest import DESKTOP, PHONE, TIMEZONE, shot, sync_notes
+from tests.e2e.browser.conftest import DESKTOP, PHONE, TIMEZONE, shot
+from tests.e2e.conftest import sync_notes
 
 pytestmark = pytest.mark.browser
 QUESTION = "how do I treat tomato blight on the leaves?"

@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from local.thread_server import RunningServer
-from tests.e2e.conftest import shot
-from tests.e2e.test_web_manage import chat_in_page
+from tests.e2e.browser.conftest import shot
+from tests.e2e.browser.test_web_manage import chat_in_page
 
 pytestmark = pytest.mark.browser
 NOT_REMEMBERED = "Mallory does not remember this conversation"

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 from hub.runs import run_sync
 from local.thread_server import RunningServer
 from tests.conftest import ROOT
-from tests.e2e.conftest import shot
+from tests.e2e.browser.conftest import shot
 
 pytestmark = pytest.mark.browser
 SOURCES = "article[data-role='assistant']:not(.pending) [data-sources]"
