@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from local.semantic.vector_matrix import VectorMatrix, candidates
+from local.semantic.vector_matrix import VectorMatrix, candidates, partition_key
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT.parent / "shared" / "eval"
@@ -87,8 +87,9 @@ def recall_at(vectors: np.ndarray, queries: np.ndarray, pool: int) -> tuple[floa
     """Mean and least Recall@AT of the quantised top TOP_K against the exact one, `pool`
     sign-bit candidates re-scored."""
     matrix = VectorMatrix(vectors.shape[1])
-    for i, v in enumerate(vectors):
-        matrix.put(f"u{i}", v, {"kind": "message"})
+    metadata = {"kind": "message"}
+    matrix.load(partition_key(metadata), [f"u{i}" for i in range(len(vectors))], vectors,
+                [metadata] * len(vectors))
     recalls = []
     for q in queries:
         exact = {m.id for m in matrix.query(q, TOP_K, {}, exact=True)[:AT]}
