@@ -5,7 +5,7 @@ query scans only the rows it can return: a brute-force scan is bound by memory b
 Beside each matrix, the vectors quantised to one sign bit per dimension (48 bytes a row
 for 384 dimensions, 1/32 of the floats). A query of a large partition ranks its rows by
 the Hamming distance of those bits to the query's (a popcount over uint64 words, which
-never touches the floats), then scores exactly, in float32, the best `candidates(k)` of
+never touches the floats), then scores exactly, in float32, the best `candidates` of
 them and every row as close as the last of those (a distance is a small integer, so the
 cut is found by counting rows per distance, and ties at it are all kept), and returns the
 top k of that exact re-scoring: the cosines are exact, only a row the bits ranked beyond
@@ -21,6 +21,7 @@ Not thread-safe by itself: SqliteVectorIndex holds its lock around every call.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,10 +35,14 @@ INITIAL_ROWS = 64  # a partition's first allocation; it doubles when full
 # Below this many rows a partition is scanned exactly: 8,192 × 384 float32 is 12 MB, one
 # exact scan about 1 ms of CPU, and a sign-bit pass saves little there (bench.vectors).
 EXACT_ROWS = 8_192
-# Rows re-scored exactly per query: OVERSAMPLE × k, at least MIN_CANDIDATES. Chosen with
-# bench.vectors --recall on MiniLM vectors of generated texts (Recall@20 ≥ 0.98 against the
-# exact scan); on random unit vectors, which have no structure for the bits to keep, the
-# same setting recalls far less (the bench prints both).
+# Rows re-scored exactly per query: RESCORED_SHARE of the partition, at least OVERSAMPLE × k
+# and MIN_CANDIDATES. A fixed count recalls less the larger the partition: on MiniLM
+# vectors of the team's tuning texts (bench.vector_recall) the sign bits need about a tenth
+# of the rows re-scored for Recall@20 ≥ 0.98 against the exact scan (9,472 vectors: 0.9785
+# at 10%, 0.9855 at 1/8, 0.9512 at 6%), where 1,000 of 500,000 rows is 0.2%. At 500,000
+# rows an eighth still costs about a third of the exact scan (the bits spare the other
+# rows' floats). Random unit vectors, with no structure for the bits to keep, recall less.
+RESCORED_SHARE = 0.125
 OVERSAMPLE = 25
 MIN_CANDIDATES = 1_000
 WORD_BITS = 64
@@ -72,8 +77,9 @@ def closest(distance: np.ndarray, count: int) -> np.ndarray:
     return np.flatnonzero(distance <= cut)
 
 
-def candidates(k: int) -> int:
-    return max(OVERSAMPLE * k, MIN_CANDIDATES)
+def candidates(k: int, rows: int) -> int:
+    """Rows to re-score exactly for the top k of a partition of `rows`."""
+    return max(OVERSAMPLE * k, MIN_CANDIDATES, math.ceil(RESCORED_SHARE * rows))
 
 
 def sign_words(dimensions: int) -> int:
@@ -180,11 +186,11 @@ class _Partition:
     def best(self, query: np.ndarray, k: int, exact: bool = False,
              rescored: int | None = None) -> list[tuple[float, str, dict[str, Any]]]:
         """The k closest rows by exact cosine, among the `rescored` (default
-        candidates(k)) rows whose sign bits are closest and those tied with the last of
-        them; every row when `exact`, or when the partition holds at most EXACT_ROWS and
-        no count was asked for."""
+        candidates(k, rows)) rows whose sign bits are closest and those tied with the last
+        of them; every row when `exact`, or when the partition holds at most EXACT_ROWS
+        and no count was asked for."""
         n = len(self.ids)
-        count = rescored or candidates(k)
+        count = rescored or candidates(k, n)
         quantised = not exact and n > count and (rescored is not None or n > EXACT_ROWS)
         pool = self._closest_signs(query, count) if quantised else None
         scores = (self.matrix[:n] if pool is None else self.matrix[pool]) @ query

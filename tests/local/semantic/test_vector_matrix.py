@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from local.semantic.vector_matrix import (
     EXACT_ROWS,
     INITIAL_ROWS,
+    MIN_CANDIDATES,
     VectorMatrix,
     candidates,
     closest,
@@ -181,7 +182,7 @@ def test_the_quantised_list_is_exactly_scored_and_misses_only_what_its_bits_rank
 def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits() -> None:
     rng = np.random.default_rng(4)
     dims = 64
-    n = EXACT_ROWS + candidates(10) + 1
+    n = EXACT_ROWS + MIN_CANDIDATES + 1
     vectors = rng.standard_normal((n, dims)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     matrix = VectorMatrix(dims)
@@ -193,8 +194,13 @@ def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits()
     assert [m.id for m in exact] == [f"id{i:05}" for i in np.argsort(-(vectors @ q))[:10]]
     quantised = matrix.query(q, 10, {})
     assert quantised[0].id == exact[0].id == "id00003"
-    # the bits' pass re-scored candidates(10) rows, so at most that many could differ
-    assert {m.id for m in quantised} <= {f"id{i:05}" for i in range(n)}
+    # the bits' pass re-scored the candidates(10, n) rows closest by their bits (an eighth
+    # of the rows here) and returned the exact top of those
+    count = candidates(10, n)
+    assert count == -(-n // 8)
+    pool = closest(hamming(sign_columns(vectors), sign_bits(q)[0]), count)
+    top = pool[np.argsort(-(vectors[pool] @ q), kind="stable")[:10]]
+    assert [m.id for m in quantised] == [f"id{i:05}" for i in top]
     small = VectorMatrix(dims)
     for i, v in enumerate(vectors[:EXACT_ROWS]):
         small.put(f"id{i:05}", v, {"kind": "note"})
