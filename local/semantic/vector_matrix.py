@@ -46,6 +46,7 @@ RESCORED_SHARE = 0.125
 OVERSAMPLE = 25
 MIN_CANDIDATES = 1_000
 WORD_BITS = 64
+RESCORE_BLOCK_ROWS = 512  # 768 KB of 384-dimension rows: the buffer stays in cache
 
 
 # Bits set per byte, for numpy before 2.0 (no np.bitwise_count); the lock installs 2.x.
@@ -80,6 +81,20 @@ def closest(distance: np.ndarray, count: int) -> np.ndarray:
 def candidates(k: int, rows: int) -> int:
     """Rows to re-score exactly for the top k of a partition of `rows`."""
     return max(OVERSAMPLE * k, MIN_CANDIDATES, math.ceil(RESCORED_SHARE * rows))
+
+
+def rescore(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The cosines of `rows` of `matrix` with `query`, gathered a block at a time into one
+    small reused buffer: gathering them all at once allocated a new array per query, and
+    at 500,000 rows its page faults made the pass cost more than the exact scan."""
+    out = np.empty(len(rows), dtype=np.float32)
+    block = np.empty((min(RESCORE_BLOCK_ROWS, len(rows)), matrix.shape[1]), np.float32)
+    query = query.astype(np.float32, copy=False)
+    for start in range(0, len(rows), RESCORE_BLOCK_ROWS):
+        at = rows[start:start + RESCORE_BLOCK_ROWS]
+        np.take(matrix, at, axis=0, out=block[:len(at)])
+        np.dot(block[:len(at)], query, out=out[start:start + len(at)])
+    return out
 
 
 def sign_words(dimensions: int) -> int:
@@ -193,7 +208,7 @@ class _Partition:
         count = rescored or candidates(k, n)
         quantised = not exact and n > count and (rescored is not None or n > EXACT_ROWS)
         pool = self._closest_signs(query, count) if quantised else None
-        scores = (self.matrix[:n] if pool is None else self.matrix[pool]) @ query
+        scores = self.matrix[:n] @ query if pool is None else rescore(self.matrix, pool, query)
         if len(scores) <= k:
             rows = np.arange(len(scores))
         else:  # every row scoring at least the k-th best: ties at the cut are kept for the
