@@ -21,17 +21,24 @@ from urllib.parse import unquote
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.DOTALL | re.MULTILINE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-_WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(r"!?\[[^\]\n]*\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
+# An embed's `!` is not matched: the target is the same, and a pattern opening with a
+# literal is found by the regex engine's fast scan.
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"\[[^\]\n]*\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _FRAGMENT = re.compile(r"[#^].*$")
 
 
 def without_code(body: str) -> str:
-    return _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
+    # Each pattern is run only on a body that holds its markers (most hold none).
+    if "```" in body or "~~~" in body:
+        body = _FENCE.sub(" ", body)
+    return _INLINE_CODE.sub(" ", body) if "`" in body else body
 
 
 def body_links(body: str) -> list[str]:
+    if "[" not in body:
+        return []
     text = without_code(body)
     found = [m.group(1) for m in _WIKILINK.finditer(text)]
     for m in _MDLINK.finditer(text):

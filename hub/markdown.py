@@ -1,7 +1,7 @@
-"""Reading a page with a Markdown parser (markdown-it-py, CommonMark): the frontmatter
-boundary (mdit-py-plugins' front_matter rule), and from the body's token stream its tags
-and its H1 title. Code (fenced, indented or inline) and raw HTML blocks are never read
-for tags or a title: a `#tag` inside a code fence is not a tag.
+"""Reading a page: its frontmatter boundary (the lines mdit-py-plugins' front_matter rule
+closes it on), and from the body's token stream (markdown-it-py, CommonMark) its tags and
+its H1 title. Code (fenced, indented or inline) and raw HTML blocks are never read for
+tags or a title: a `#tag` inside a code fence is not a tag.
 
 The body's tokens are parsed once and shared with hub/sections.py.
 """
@@ -13,16 +13,20 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.front_matter import front_matter_plugin
 
 BODY_PARSER = MarkdownIt("commonmark")
-# Only block structure is needed to find the boundary: inline parsing is switched off.
-_FRONT_PARSER = MarkdownIt("zero").use(front_matter_plugin).disable(["inline", "text_join"])
 # The frontmatter opens with exactly `---` on the first line (Obsidian's rule); the
 # parser's rule alone would also open on `----` or `---text`.
 _OPENING = re.compile(r"\A---[ \t]*\n")
+# The line that closes it, as the front_matter rule reads lines after that opening (with
+# no code-block rule, indentation does not matter): three or more dashes, or YAML's
+# document end `...` at the line's start, then only spaces or tabs. Matching the rule
+# here saves a second parse of every page.
+_CLOSING = re.compile(r"^(?:[ \t]*-{3,}|\.\.\.)[ \t]*$", re.MULTILINE)
 # Obsidian tags: #word, nested with '/', at least one non-digit, not inside a word or URL.
-_TAG = re.compile(r"(?<![\w/&#\]\)])#([\w\-/]*[^\W\d][\w\-/]*)")
+# The `#` comes first so that the regex engine scans for it (a pattern opening with a
+# lookbehind is tried at every position); the lookbehind then checks the character before.
+_TAG = re.compile(r"#(?<![\w/&#\]\)]#)([\w\-/]*[^\W\d][\w\-/]*)")
 # Inline tokens whose text is prose; everything else (code spans, raw HTML, images' alt
 # text is prose too) separates the prose around it.
 _PROSE = frozenset({"text", "softbreak", "hardbreak"})
@@ -37,25 +41,16 @@ class FrontmatterSplit:
 def frontmatter_split(text: str) -> FrontmatterSplit | None:
     """Where the page's frontmatter ends, or None when it has none. `text` has "\\n" line
     ends. Raises ValueError when the frontmatter is never closed."""
-    if not _OPENING.match(text):
+    opening = _OPENING.match(text)
+    if opening is None:
         return None
-    # markdown-it reads a lone "\r" as a line end, Obsidian (and Python's split) does not:
-    # blank it so that line numbers count "\n" only (same length, same offsets).
-    tokens = _FRONT_PARSER.parse(text.replace("\r", " "))
-    if not tokens or tokens[0].type != "front_matter" or not tokens[0].map:
+    # A lone "\r" is no line end (Obsidian's and Python's reading; markdown-it's was, so
+    # the rule was given the page with it blanked): it counts as a space.
+    closing = _CLOSING.search(text.replace("\r", " "), opening.end())
+    if closing is None:
         raise ValueError("frontmatter starts with '---' but is never closed")
-    starts = _line_starts(text, tokens[0].map[1])
-    yaml = text[starts[1]:starts[-2]].removesuffix("\n")  # between the two --- lines
-    return FrontmatterSplit(yaml=yaml, body_start=starts[-1])
-
-
-def _line_starts(text: str, lines: int) -> list[int]:
-    """Offsets where lines 0..lines start (the last: where line `lines` would start)."""
-    starts = [0]
-    while len(starts) <= lines:
-        newline = text.find("\n", starts[-1])
-        starts.append(len(text) if newline < 0 else newline + 1)
-    return starts
+    yaml = text[opening.end():closing.start()].removesuffix("\n")  # between the --- lines
+    return FrontmatterSplit(yaml=yaml, body_start=min(closing.end() + 1, len(text)))
 
 
 def parse_body(body: str) -> list[Token]:

@@ -61,7 +61,7 @@ def heading_anchor(text: str) -> str:
 def _headings(body: str, tokens: list[Token], report: list[str]
               ) -> list[tuple[int, str, int]]:
     """(level, text, first line) of every heading, in order."""
-    lines = _lines(body)
+    lines: list[str] | None = None  # split only for a fence's check
     found = []
     for i, token in enumerate(tokens):
         if token.type == "heading_open" and token.map:
@@ -71,7 +71,8 @@ def _headings(body: str, tokens: list[Token], report: list[str]
                               f"characters; it is cut to {MAX_HEADING_CHARS} in links")
                 text = text[:MAX_HEADING_CHARS].rstrip()
             found.append((int(token.tag[1:]), text, token.map[0]))
-        elif token.type == "fence" and token.map and _open(token.markup, token.map, lines):
+        elif token.type == "fence" and token.map \
+                and _open(token.markup, token.map, lines := lines or _lines(body)):
             report.append(f"the code fence opened on line {token.map[0] + 1} is never "
                           "closed: the rest of the note is read as code")
     return found
@@ -98,8 +99,8 @@ def _open(markup: str, span: list[int], lines: list[str]) -> bool:
 
 
 def _raw_sections(body: str, tokens: list[Token], report: list[str]) -> list[Section]:
-    starts = _line_starts(body)
     headings = _headings(body, tokens, report)
+    starts = _line_starts(body) if headings else []
     bounds = [starts[line] for _, _, line in headings] + [len(body)]
     sections = [Section("", (), 0, bounds[0])] if bounds[0] > 0 else []
     path: list[tuple[int, str]] = []

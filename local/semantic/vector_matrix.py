@@ -5,9 +5,14 @@ query scans only the rows it can return: a brute-force scan is bound by memory b
 Beside each matrix, the vectors quantised to one sign bit per dimension (48 bytes a row
 for 384 dimensions, 1/32 of the floats). A query of a large partition ranks its rows by
 the Hamming distance of those bits to the query's (a popcount over uint64 words, which
-never touches the floats), then scores exactly, in float32, only the best
-`candidates(k)` of them, and returns the top k of that exact re-scoring: the cosines are
-exact, only a row the bits ranked below the candidates can be missed. A partition of at
+never touches the floats), then scores exactly, in float32, the best `candidates` of
+them and every row as close as the last of those (a distance is a small integer, so the
+cut is found by counting rows per distance, and ties at it are all kept), and returns the
+top k of that exact re-scoring: the cosines are exact, only a row the bits ranked beyond
+the cut can be missed. The bits are held word by word (one contiguous column of uint64
+per 64 dimensions), so each step of the distance runs over contiguous memory: at 500,000
+rows a query's pass took 25 ms of CPU with the rows' words side by side and an
+argpartition. A partition of at
 most EXACT_ROWS is scanned exactly. Figures: bench.vectors (Recall@20 of the quantised list
 against the exact scan, and the time against the bare float32 scan).
 
@@ -16,6 +21,7 @@ Not thread-safe by itself: SqliteVectorIndex holds its lock around every call.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,29 +35,66 @@ INITIAL_ROWS = 64  # a partition's first allocation; it doubles when full
 # Below this many rows a partition is scanned exactly: 8,192 × 384 float32 is 12 MB, one
 # exact scan about 1 ms of CPU, and a sign-bit pass saves little there (bench.vectors).
 EXACT_ROWS = 8_192
-# Rows re-scored exactly per query: OVERSAMPLE × k, at least MIN_CANDIDATES. Chosen with
-# bench.vectors --recall on MiniLM vectors of generated texts (Recall@20 ≥ 0.98 against the
-# exact scan); on random unit vectors, which have no structure for the bits to keep, the
-# same setting recalls far less (the bench prints both).
+# Rows re-scored exactly per query: RESCORED_SHARE of the partition, at least OVERSAMPLE × k
+# and MIN_CANDIDATES. A fixed count recalls less the larger the partition: on MiniLM
+# vectors of the team's tuning texts (bench.vector_recall) the sign bits need about a tenth
+# of the rows re-scored for Recall@20 ≥ 0.98 against the exact scan (9,472 vectors: 0.9785
+# at 10%, 0.9855 at 1/8, 0.9512 at 6%), where 1,000 of 500,000 rows is 0.2%. At 500,000
+# rows an eighth still costs about a third of the exact scan (the bits spare the other
+# rows' floats). Random unit vectors, with no structure for the bits to keep, recall less.
+RESCORED_SHARE = 0.125
 OVERSAMPLE = 25
 MIN_CANDIDATES = 1_000
 WORD_BITS = 64
+RESCORE_BLOCK_ROWS = 512  # 768 KB of 384-dimension rows: the buffer stays in cache
 
 
 # Bits set per byte, for numpy before 2.0 (no np.bitwise_count); the lock installs 2.x.
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(axis=1)
 
 
-def hamming(signs: np.ndarray, query_signs: np.ndarray) -> np.ndarray:
-    """Bits that differ between each row of `signs` and `query_signs` (uint64 words)."""
-    differ = signs ^ query_signs
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(differ).sum(axis=1, dtype=np.uint16)
-    return _BYTE_BITS[differ.view(np.uint8)].sum(axis=1, dtype=np.uint16)
+def hamming(columns: np.ndarray, query_signs: np.ndarray) -> np.ndarray:
+    """Bits that differ between each row of `columns` (sign_columns: one row of uint64 per
+    word, one column per vector) and `query_signs` (one vector's words)."""
+    total = np.zeros(columns.shape[1], dtype=np.uint16)
+    differ = np.empty(columns.shape[1], dtype=np.uint64)
+    for word, query_word in zip(columns, query_signs, strict=True):
+        np.bitwise_xor(word, query_word, out=differ)
+        if hasattr(np, "bitwise_count"):
+            total += np.bitwise_count(differ)
+        else:
+            total += _BYTE_BITS[differ.view(np.uint8)].reshape(-1, 8).sum(axis=1,
+                                                                         dtype=np.uint16)
+    return total
 
 
-def candidates(k: int) -> int:
-    return max(OVERSAMPLE * k, MIN_CANDIDATES)
+def closest(distance: np.ndarray, count: int) -> np.ndarray:
+    """The rows (ascending) of the `count` smallest distances and of every distance equal
+    to the largest of those; all rows when there are at most `count`."""
+    if len(distance) <= count:
+        return np.arange(len(distance))
+    at_most = np.cumsum(np.bincount(distance))  # rows at each distance or less
+    cut = int(np.searchsorted(at_most, count))
+    return np.flatnonzero(distance <= cut)
+
+
+def candidates(k: int, rows: int) -> int:
+    """Rows to re-score exactly for the top k of a partition of `rows`."""
+    return max(OVERSAMPLE * k, MIN_CANDIDATES, math.ceil(RESCORED_SHARE * rows))
+
+
+def rescore(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The cosines of `rows` of `matrix` with `query`, gathered a block at a time into one
+    small reused buffer: gathering them all at once allocated a new array per query, and
+    at 500,000 rows its page faults made the pass cost more than the exact scan."""
+    out = np.empty(len(rows), dtype=np.float32)
+    block = np.empty((min(RESCORE_BLOCK_ROWS, len(rows)), matrix.shape[1]), np.float32)
+    query = query.astype(np.float32, copy=False)
+    for start in range(0, len(rows), RESCORE_BLOCK_ROWS):
+        at = rows[start:start + RESCORE_BLOCK_ROWS]
+        np.take(matrix, at, axis=0, out=block[:len(at)])
+        np.dot(block[:len(at)], query, out=out[start:start + len(at)])
+    return out
 
 
 def sign_words(dimensions: int) -> int:
@@ -68,6 +111,11 @@ def sign_bits(vectors: np.ndarray) -> np.ndarray:
     return packed.view(np.uint64)
 
 
+def sign_columns(vectors: np.ndarray) -> np.ndarray:
+    """sign_bits laid out word by word: (words, rows), each word's row contiguous."""
+    return np.ascontiguousarray(sign_bits(vectors).T)
+
+
 def partition_key(metadata: Mapping[str, Any]) -> PartitionKey:
     """Only string values can equal a VectorFilter's strings; anything else matches none."""
     kind, vault = (metadata.get(f) for f in FILTER_FIELDS)
@@ -82,7 +130,8 @@ def key_matches(key: PartitionKey, wanted: Mapping[str, str]) -> bool:
 class _Partition:
     def __init__(self, dimensions: int) -> None:
         self.matrix = np.empty((INITIAL_ROWS, dimensions), dtype=np.float32)
-        self.signs = np.empty((INITIAL_ROWS, sign_words(dimensions)), dtype=np.uint64)
+        # (words, rows): see the module's docstring
+        self.signs = np.empty((sign_words(dimensions), INITIAL_ROWS), dtype=np.uint64)
         self.ids: list[str] = []
         self.metadata: list[dict[str, Any]] = []
         self.rows: dict[str, int] = {}
@@ -90,24 +139,45 @@ class _Partition:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def reserve(self, rows: int) -> None:
+        """Room for at least `rows` rows: doubled when full, or `rows` exactly when more
+        is asked for at once (a reload, which then needs no compaction)."""
+        if rows <= len(self.matrix):
+            return
+        held, size = len(self.ids), max(rows, 2 * len(self.matrix))
+        grown = np.empty((size, self.matrix.shape[1]), np.float32)
+        grown[:held] = self.matrix[:held]
+        self.matrix = grown
+        signs = np.empty((self.signs.shape[0], size), np.uint64)
+        signs[:, :held] = self.signs[:, :held]
+        self.signs = signs
+
+    def extend(self, ids: list[str], vectors: np.ndarray, metadata: list[dict[str, Any]]
+               ) -> None:
+        """Rows of ids the partition does not hold, appended in one step."""
+        start = len(self.ids)
+        end = start + len(ids)
+        if end > len(self.matrix):
+            self.reserve(max(end, 2 * len(self.matrix)))
+        self.matrix[start:end] = vectors
+        self.signs[:, start:end] = sign_bits(vectors).T
+        self.ids += ids
+        self.metadata += metadata
+        self.rows.update(zip(ids, range(start, end), strict=True))
+
     def put(self, vector_id: str, vector: np.ndarray, metadata: dict[str, Any]) -> None:
         row = self.rows.get(vector_id)
         if row is None:
             row = len(self.ids)
             if row == len(self.matrix):
-                grown = np.empty((2 * len(self.matrix), self.matrix.shape[1]), np.float32)
-                grown[:row] = self.matrix[:row]
-                self.matrix = grown
-                signs = np.empty((2 * len(self.signs), self.signs.shape[1]), np.uint64)
-                signs[:row] = self.signs[:row]
-                self.signs = signs
+                self.reserve(row + 1)
             self.rows[vector_id] = row
             self.ids.append(vector_id)
             self.metadata.append(metadata)
         else:
             self.metadata[row] = metadata
         self.matrix[row] = vector
-        self.signs[row] = sign_bits(vector)[0]
+        self.signs[:, row] = sign_bits(vector)[0]
 
     def remove(self, vector_id: str) -> None:
         """Swap-remove: the last row fills the hole, so rows stay contiguous."""
@@ -115,7 +185,7 @@ class _Partition:
         if row != last:
             moved = self.ids[last]
             self.matrix[row] = self.matrix[last]
-            self.signs[row] = self.signs[last]
+            self.signs[:, row] = self.signs[:, last]
             self.ids[row], self.metadata[row] = moved, self.metadata[last]
             self.rows[moved] = row
         self.ids.pop()
@@ -123,19 +193,22 @@ class _Partition:
 
     def compact(self) -> None:
         rows = max(len(self.ids), INITIAL_ROWS)
+        if rows >= len(self.matrix):
+            return
         self.matrix = self.matrix[:rows].copy()
-        self.signs = self.signs[:rows].copy()
+        self.signs = self.signs[:, :rows].copy()
 
     def best(self, query: np.ndarray, k: int, exact: bool = False,
              rescored: int | None = None) -> list[tuple[float, str, dict[str, Any]]]:
         """The k closest rows by exact cosine, among the `rescored` (default
-        candidates(k)) rows whose sign bits are closest; every row when `exact`, or when
-        the partition holds at most EXACT_ROWS and no count was asked for."""
+        candidates(k, rows)) rows whose sign bits are closest and those tied with the last
+        of them; every row when `exact`, or when the partition holds at most EXACT_ROWS
+        and no count was asked for."""
         n = len(self.ids)
-        count = rescored or candidates(k)
+        count = rescored or candidates(k, n)
         quantised = not exact and n > count and (rescored is not None or n > EXACT_ROWS)
         pool = self._closest_signs(query, count) if quantised else None
-        scores = (self.matrix[:n] if pool is None else self.matrix[pool]) @ query
+        scores = self.matrix[:n] @ query if pool is None else rescore(self.matrix, pool, query)
         if len(scores) <= k:
             rows = np.arange(len(scores))
         else:  # every row scoring at least the k-th best: ties at the cut are kept for the
@@ -147,9 +220,9 @@ class _Partition:
                 for s, r in zip(scores[rows].tolist(), at.tolist(), strict=True)]
 
     def _closest_signs(self, query: np.ndarray, count: int) -> np.ndarray:
-        """The `count` rows whose sign bits differ least from the query's."""
-        distance = hamming(self.signs[:len(self.ids)], sign_bits(query)[0])
-        return np.argpartition(distance, count)[:count]
+        """The `count` rows whose sign bits differ least from the query's, and the rows
+        tied with the last of them."""
+        return closest(hamming(self.signs[:, :len(self.ids)], sign_bits(query)[0]), count)
 
 
 class VectorMatrix:
@@ -173,17 +246,44 @@ class VectorMatrix:
     def compact(self) -> None:
         """Give back the room doubling left (after a bulk load: 216 MB held → 161 MB for
         110,000 vectors); the next write into a partition grows it again."""
-        for partition in self._partitions.values():
-            partition.compact()
+        for key, partition in list(self._partitions.items()):
+            if partition:
+                partition.compact()
+            else:  # reserved for rows that did not come
+                del self._partitions[key]
+
+    def reserve(self, rows: Mapping[PartitionKey, int]) -> None:
+        """Room for this many rows per partition (a reload's counts), so that loading
+        them neither doubles a matrix nor needs compacting."""
+        for key, count in rows.items():
+            self._partition(key).reserve(count)
+
+    def load(self, key: PartitionKey, ids: list[str], vectors: np.ndarray,
+             metadata: list[dict[str, Any]]) -> None:
+        """Rows of one partition in bulk (`vectors` one row per id), for ids the matrix
+        does not hold yet: a reload, which put() one row at a time made 15.9× slower per
+        tenfold of rows (bench.scale). Every metadata must give `key`."""
+        fresh = [i for i, vector_id in enumerate(ids) if vector_id not in self._where]
+        if len(fresh) < len(ids):  # a held id is an update: put() moves it if need be
+            for i in sorted(set(range(len(ids))) - set(fresh)):
+                self.put(ids[i], vectors[i], metadata[i])
+            ids, metadata = [ids[i] for i in fresh], [metadata[i] for i in fresh]
+            vectors = vectors[fresh]
+        if ids:
+            self._partition(key).extend(ids, vectors, metadata)
+            self._where.update(dict.fromkeys(ids, key))
+
+    def _partition(self, key: PartitionKey) -> _Partition:
+        if key not in self._partitions:
+            self._partitions[key] = _Partition(self.dimensions)
+        return self._partitions[key]
 
     def put(self, vector_id: str, vector: np.ndarray, metadata: dict[str, Any]) -> None:
         key = partition_key(metadata)
         old = self._where.get(vector_id)
         if old is not None and old != key:
             self._remove_from(old, vector_id)
-        if key not in self._partitions:
-            self._partitions[key] = _Partition(self.dimensions)
-        self._partitions[key].put(vector_id, vector, metadata)
+        self._partition(key).put(vector_id, vector, metadata)
         self._where[vector_id] = key
 
     def remove(self, vector_id: str) -> None:

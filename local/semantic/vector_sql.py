@@ -18,6 +18,9 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
 UPSERT_SQL = f"INSERT OR REPLACE INTO {TABLE} (id, vec, metadata) VALUES (?, ?, ?)"
 DELETE_SQL = f"DELETE FROM {TABLE} WHERE id = ?"
 LOAD_SQL = f"SELECT id, vec, metadata FROM {TABLE}"
+# A reload's rows per distinct metadata (a handful: kind, vault), so that each partition's
+# matrix is allocated once, at its size.
+COUNT_BY_METADATA_SQL = f"SELECT metadata, count(*) FROM {TABLE} GROUP BY metadata"
 # Vectors of another size than the embedder's (left by an earlier model): the index
 # cannot load them, and they are stale whatever they were.
 PURGE_OTHER_SIZES_SQL = f"DELETE FROM {TABLE} WHERE length(vec) != ?"

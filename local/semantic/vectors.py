@@ -31,6 +31,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from local.semantic import INSTALL_HINT
 
@@ -46,8 +47,9 @@ from local.semantic.vector_checks import (
     checked_query,
     checked_records,
 )
-from local.semantic.vector_matrix import VectorMatrix
+from local.semantic.vector_matrix import PartitionKey, VectorMatrix, partition_key
 from local.semantic.vector_sql import (
+    COUNT_BY_METADATA_SQL,
     CREATE_TABLE_SQL,
     DELETE_SQL,
     LOAD_SQL,
@@ -59,10 +61,11 @@ from local.sqlite_db import BUSY_TIMEOUT_MS, SqliteDatabase
 from worker.semantic.ports import VectorFilter, VectorIndexError, VectorMatch, VectorRecord
 
 VECTOR_DTYPE = np.dtype("<f4")
+LOAD_CHUNK_ROWS = 8_192  # rows read per step of a reload (12 MB of 384-dimension vectors)
 
 
-def _opened(path: str) -> tuple[sqlite3.Connection, list[tuple[str, bytes, str]]]:
-    """A connection to the file with the table in place, and the table's rows."""
+def _opened(path: str) -> sqlite3.Connection:
+    """A connection to the file with the table in place."""
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
@@ -72,7 +75,7 @@ def _opened(path: str) -> tuple[sqlite3.Connection, list[tuple[str, bytes, str]]
         if path != ":memory:":
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(CREATE_TABLE_SQL)
-        return conn, conn.execute(LOAD_SQL).fetchall()
+        return conn
     except sqlite3.Error as exc:
         conn.close()
         raise VectorIndexError(f"cannot open the vector table in {path}: {exc}") from exc
@@ -106,24 +109,55 @@ class SqliteVectorIndex:
         self._lock = threading.Lock()
         self._matrix = VectorMatrix(dimensions)
         self._blas = ThreadpoolController()
-        self._conn, rows = _opened(self.path)
-        self._load(rows)
+        self._conn = _opened(self.path)
+        try:
+            self._load()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise VectorIndexError(f"cannot read the vector table in {self.path}: {exc}") \
+                from exc
 
     @classmethod
     def beside(cls, db: SqliteDatabase, dimensions: int) -> SqliteVectorIndex:
         """The index kept in the same file as a local D1 database."""
         return cls(db.path, dimensions)
 
-    def _load(self, rows: list[tuple[str, bytes, str]]) -> None:
+    def _load(self) -> None:
+        """The table's rows into the matrices, streamed in chunks and put in bulk per
+        partition. Each distinct metadata JSON is decoded once and its dict shared by its
+        rows (the matrices never change a row's metadata in place; queries copy it)."""
+        decoded: dict[str, tuple[dict[str, Any], PartitionKey]] = {}
+        reserved: dict[PartitionKey, int] = {}
+        for text, count in self._conn.execute(COUNT_BY_METADATA_SQL):
+            metadata = json.loads(text)
+            key = partition_key(metadata)
+            decoded[text] = metadata, key
+            reserved[key] = reserved.get(key, 0) + count
+        self._matrix.reserve(reserved)
         width = self.dimensions * VECTOR_DTYPE.itemsize
-        for vector_id, blob, metadata in rows:
-            if len(blob) != width:
-                self._conn.close()
-                raise VectorIndexError(
-                    f"{TABLE} in {self.path} holds vectors of dimension "
-                    f"{len(blob) // VECTOR_DTYPE.itemsize} (id {vector_id!r}); this index "
-                    f"expects {self.dimensions}: re-embed into a fresh table or database")
-            self._matrix.put(vector_id, np.frombuffer(blob, VECTOR_DTYPE), json.loads(metadata))
+        rows = self._conn.execute(LOAD_SQL)
+        while chunk := rows.fetchmany(LOAD_CHUNK_ROWS):
+            parts: dict[PartitionKey, tuple[list[str], list[bytes], list[dict[str, Any]]]] = {}
+            for vector_id, blob, text in chunk:
+                if len(blob) != width:
+                    self._conn.close()
+                    raise VectorIndexError(
+                        f"{TABLE} in {self.path} holds vectors of dimension "
+                        f"{len(blob) // VECTOR_DTYPE.itemsize} (id {vector_id!r}); this "
+                        f"index expects {self.dimensions}: re-embed into a fresh table or "
+                        "database")
+                if text not in decoded:  # written since the count
+                    metadata = json.loads(text)
+                    decoded[text] = metadata, partition_key(metadata)
+                metadata, key = decoded[text]
+                ids, blobs, metas = parts.setdefault(key, ([], [], []))
+                ids.append(vector_id)
+                blobs.append(blob)
+                metas.append(metadata)
+            for key, (ids, blobs, metas) in parts.items():
+                vectors = np.frombuffer(b"".join(blobs), VECTOR_DTYPE).reshape(
+                    len(ids), self.dimensions)
+                self._matrix.load(key, ids, vectors, metas)
         self._matrix.compact()
 
     def __len__(self) -> int:

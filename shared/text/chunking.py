@@ -13,25 +13,46 @@ body it already sends; `split_text` gives the parts themselves.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 MAX_UNIT_CHARS = 1_500
 OVERLAP_CHARS = 150
 # A piece shorter than this is merged into its neighbour rather than standing alone.
 MIN_UNIT_CHARS = 200
 
-_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n"), re.compile(r"(?<=[.!?])\s+"),
-           re.compile(r"\s+"))
+# The breaks, strongest first, each found by searching the window reversed (its last match
+# is the reversed window's first): paragraph, line, sentence end, space. Each matches as
+# its forward pattern's finditer would, the last of which is where a part ends: a
+# paragraph break starts at the first "\n" of a whitespace run holding two, a space break
+# at the start of its run, a sentence break at whitespace after [.!?] (which may sit just
+# before the window: `context` characters of it are searched too).
+@dataclass(frozen=True)
+class _Break:
+    reversed_pattern: re.Pattern[str]
+    context: int = 0
+
+
+_BREAKS = (_Break(re.compile(r"\n\s*\n")), _Break(re.compile(r"\n")),
+           _Break(re.compile(r"\s(?=[.!?])"), context=1), _Break(re.compile(r"\s+")))
 _SPACE = re.compile(r"\s")
+
+
+def _last_break(text: str, kind: _Break, lo: int, hi: int) -> int | None:
+    """Where the last match of the break's forward pattern in text[lo:hi] starts."""
+    base = max(lo - kind.context, 0)
+    window = text[base:hi]
+    found = kind.reversed_pattern.search(window[::-1])
+    return None if found is None else base + len(window) - found.end()
 
 
 def _cut(text: str, start: int, limit: int) -> int:
     """Where the part starting at `start` ends: the last break of the strongest kind that
     leaves a part of at least half the limit, else a hard cut at the limit."""
     window_end = start + limit
-    for pattern in _BREAKS:
-        ends = [m.start() for m in pattern.finditer(text, start + limit // 2, window_end + 1)]
-        if ends:
-            return ends[-1]
+    for kind in _BREAKS:
+        end = _last_break(text, kind, start + limit // 2, window_end + 1)
+        if end is not None:
+            return end
     return window_end
 
 

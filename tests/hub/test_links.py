@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hub.links import VaultIndex, body_links, normal_target
 
@@ -15,6 +19,31 @@ def test_body_links_are_wikilinks_embeds_and_markdown_links_outside_code() -> No
             "`[[Inline code]]`\n```\n[[Fenced]]\n```\n")
     assert body_links(body) == ["Plans/Old plan|the old plan", "New plan#Budget", "Diagram",
                                 "Reference/Debian%20Handbook/Backup.md", "../Other note.md"]
+
+
+# body_links as it was before its fast paths: patterns matching an embed's "!", and every
+# body through both code patterns.
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.DOTALL | re.MULTILINE)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"!?\[[^\]\n]*\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
+
+
+def _reference_links(body: str) -> list[str]:
+    text = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
+    found = [m.group(1) for m in _WIKILINK.finditer(text)]
+    for m in _MDLINK.finditer(text):
+        url = m.group(1).strip("<>")
+        if not re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", url) and not url.startswith("#"):
+            found.append(url)
+    return found
+
+
+@given(st.lists(st.sampled_from(["!", "[", "]", "[[", "]]", "(", ")", "<", ">", "a", "x:",
+                                 "#", " ", "\n", "`", "```", "~~~", '"']), max_size=30))
+def test_body_links_are_what_the_unshortened_patterns_find(pieces: list[str]) -> None:
+    body = "".join(pieces)
+    assert body_links(body) == _reference_links(body)
 
 
 @pytest.mark.parametrize(("written", "name"), [

@@ -4,9 +4,15 @@ boundary is the one Obsidian uses."""
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from hub.markdown import body_tags, frontmatter_split, h1_title, parse_body
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from hub.markdown import _TAG, body_tags, frontmatter_split, h1_title, parse_body
 from hub.notes import Rejection, parse_note, split_frontmatter
 from hub.state import PARSER_VERSION
 from shared.api.sync_payload import NoteUpsert
@@ -113,3 +119,51 @@ def test_the_h1_title_is_an_atx_heading_opening_the_body(body: str, title: str |
 def test_the_parser_version_marks_the_change() -> None:
     """Notes sent by an older parser are sent again (hub/state.py Entry.matches)."""
     assert PARSER_VERSION == 4
+
+
+# What hub/markdown.py matches without a second parse: the boundary as the front_matter
+# rule found it, with the page's text blanked at "\r" (a lone "\r" is no line end).
+_FRONT_PARSER = MarkdownIt("zero").use(front_matter_plugin).disable(["inline", "text_join"])
+_OPENING = re.compile(r"\A---[ \t]*\n")
+
+
+def _reference_split(text: str) -> tuple[str, int] | None:
+    if not _OPENING.match(text):
+        return None
+    tokens = _FRONT_PARSER.parse(text.replace("\r", " "))
+    if not tokens or tokens[0].type != "front_matter" or not tokens[0].map:
+        raise ValueError("never closed")
+    starts = [0]
+    while len(starts) <= tokens[0].map[1]:
+        newline = text.find("\n", starts[-1])
+        starts.append(len(text) if newline < 0 else newline + 1)
+    return text[starts[1]:starts[-2]].removesuffix("\n"), starts[-1]
+
+
+_PAGE_LINE = st.sampled_from(["---", "----", " ---", "    ---", "\t---", "--- \t", "---x",
+                              "- --", "...", " ...", "... ", "....", "a: 1", "", " ", "\r",
+                              "---\r", "a\rb", "\u2028", "# h", "```", "\f"])
+
+
+@given(st.lists(_PAGE_LINE, max_size=8), st.booleans())
+def test_the_boundary_is_the_front_matter_rules(lines: list[str], ends_in_newline: bool) -> None:
+    text = "\n".join(["---", *lines]) + ("\n" if ends_in_newline else "")
+    try:
+        expected: tuple[str, int] | str | None = _reference_split(text)
+    except ValueError:
+        expected = "never closed"
+    try:
+        split = frontmatter_split(text)
+        found: tuple[str, int] | str | None = \
+            None if split is None else (split.yaml, split.body_start)
+    except ValueError:
+        found = "never closed"
+    assert found == expected
+
+
+_REFERENCE_TAG = re.compile(r"(?<![\w/&#\]\)])#([\w\-/]*[^\W\d][\w\-/]*)")
+
+
+@given(st.text(alphabet=st.sampled_from("ab1_-/#&])( .\n\u00e9\u0661"), max_size=40))
+def test_the_tag_pattern_finds_what_its_lookbehind_first_form_did(text: str) -> None:
+    assert _TAG.findall(text) == _REFERENCE_TAG.findall(text)

@@ -9,18 +9,22 @@ from hypothesis import strategies as st
 from local.semantic.vector_matrix import (
     EXACT_ROWS,
     INITIAL_ROWS,
+    MIN_CANDIDATES,
     VectorMatrix,
     candidates,
+    closest,
     hamming,
     key_matches,
     partition_key,
     sign_bits,
+    sign_columns,
 )
 
 DIMENSIONS = 8
 KINDS = st.sampled_from(["note", "message", None])
 VAULTS = st.sampled_from(["Life", "Work", None])
-OPS = st.lists(st.tuples(st.sampled_from(["put", "put", "remove", "compact"]),
+OPS = st.lists(st.tuples(st.sampled_from(["put", "put", "remove", "compact", "load",
+                                          "reserve"]),
                          st.integers(0, 40), KINDS, VAULTS, st.integers(0, 10_000)),
                max_size=150)
 FILTERS = st.fixed_dictionaries({}, optional={"kind": st.sampled_from(["note", "message"]),
@@ -46,6 +50,14 @@ def test_matches_a_brute_force_scan_after_any_writes(ops: list, wanted: dict, to
         if op == "put":
             matrix.put(key, unit(seed), meta(kind, vault))
             model[key] = (unit(seed), meta(kind, vault))
+        elif op == "load":  # a reload's bulk step: ids n..n+3, held ones among them
+            ids = [f"id{n + i}" for i in range(4)]
+            vectors = np.stack([unit(seed + i) for i in range(4)])
+            matrix.load(partition_key(meta(kind, vault)), ids, vectors,
+                        [meta(kind, vault)] * 4)
+            model.update({k: (unit(seed + i), meta(kind, vault)) for i, k in enumerate(ids)})
+        elif op == "reserve":
+            matrix.reserve({partition_key(meta(kind, vault)): n})
         elif op == "compact":
             matrix.compact()
         else:
@@ -113,7 +125,19 @@ def test_sign_bits_count_the_dimensions_whose_signs_differ(dimensions: int, seed
     rows[0, : dimensions // 3] = 0.0  # zero counts as not positive
     query = rng.standard_normal(dimensions).astype(np.float32)
     expected = [int(((r > 0) != (query > 0)).sum()) for r in rows]
-    assert hamming(sign_bits(rows), sign_bits(query)[0]).tolist() == expected
+    assert hamming(sign_columns(rows), sign_bits(query)[0]).tolist() == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(distance=st.lists(st.integers(0, 12), max_size=60), count=st.integers(1, 70))
+def test_the_closest_rows_are_the_smallest_distances_and_their_ties(distance: list[int],
+                                                                   count: int) -> None:
+    got = closest(np.array(distance, dtype=np.uint16), count).tolist()
+    if len(distance) <= count:
+        assert got == list(range(len(distance)))
+    else:
+        cut = sorted(distance)[count - 1]
+        assert got == [i for i, d in enumerate(distance) if d <= cut]
 
 
 def _scan(vectors: np.ndarray, q: np.ndarray, k: int) -> list[tuple[str, float]]:
@@ -137,18 +161,19 @@ def test_the_quantised_list_is_exactly_scored_and_misses_only_what_its_bits_rank
     got = matrix.query(q, top_k, {}, rescored=rescored)
     exact = _scan(vectors, q, rows)
     score_of = dict(exact)
-    distance = hamming(np.stack([sign_bits(v)[0] for v in vectors]), sign_bits(q)[0])
+    distance = hamming(sign_columns(vectors), sign_bits(q)[0])
     # every cosine is the exact one, best first; the query's own row (no bit differs) is
     # first unless more rows than were re-scored share its bits
     assert all(abs(m.score - min(1.0, score_of[m.id])) < 1e-6 for m in got)
     assert [m.score for m in got] == sorted((m.score for m in got), reverse=True)
     if int((distance == 0).sum()) <= rescored:
         assert got[0].id == f"id{seed % rows:04}"
-    assert len(got) == min(top_k, rescored if rows > rescored else rows)
-    # what it returns is the exact top of the rows whose bits are closest
+    # what it returns is the exact top of the rows whose bits are closest, ties included
     if rows > rescored:
         kept = sorted(distance.tolist())[rescored - 1]
-        assert all(distance[int(m.id[2:])] <= kept for m in got)
+        pool = [(i, s) for i, s in exact if distance[int(i[2:])] <= kept]
+        assert [(m.id, round(m.score, 5)) for m in got] == [
+            (i, round(min(1.0, s), 5)) for i, s in pool[:top_k]]
     else:
         assert [(m.id, round(m.score, 5)) for m in got] == [
             (i, round(min(1.0, s), 5)) for i, s in exact[:top_k]]
@@ -157,7 +182,7 @@ def test_the_quantised_list_is_exactly_scored_and_misses_only_what_its_bits_rank
 def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits() -> None:
     rng = np.random.default_rng(4)
     dims = 64
-    n = EXACT_ROWS + candidates(10) + 1
+    n = EXACT_ROWS + MIN_CANDIDATES + 1
     vectors = rng.standard_normal((n, dims)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     matrix = VectorMatrix(dims)
@@ -169,8 +194,13 @@ def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits()
     assert [m.id for m in exact] == [f"id{i:05}" for i in np.argsort(-(vectors @ q))[:10]]
     quantised = matrix.query(q, 10, {})
     assert quantised[0].id == exact[0].id == "id00003"
-    # the bits' pass re-scored candidates(10) rows, so at most that many could differ
-    assert {m.id for m in quantised} <= {f"id{i:05}" for i in range(n)}
+    # the bits' pass re-scored the candidates(10, n) rows closest by their bits (an eighth
+    # of the rows here) and returned the exact top of those
+    count = candidates(10, n)
+    assert count == -(-n // 8)
+    pool = closest(hamming(sign_columns(vectors), sign_bits(q)[0]), count)
+    top = pool[np.argsort(-(vectors[pool] @ q), kind="stable")[:10]]
+    assert [m.id for m in quantised] == [f"id{i:05}" for i in top]
     small = VectorMatrix(dims)
     for i, v in enumerate(vectors[:EXACT_ROWS]):
         small.put(f"id{i:05}", v, {"kind": "note"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +12,7 @@ from shared.text.chunking import (
     MAX_UNIT_CHARS,
     MIN_UNIT_CHARS,
     OVERLAP_CHARS,
+    _cut,
     split_spans,
     split_text,
 )
@@ -78,3 +80,24 @@ def test_spans_of_a_slice_stay_inside_it() -> None:
     text = "head\n\n" + "word " * 800 + "\n\ntail"
     spans = split_spans(text, 6, len(text) - 6)
     assert spans[0][0] >= 6 and spans[-1][1] <= len(text) - 6
+
+
+# The breaks as forward patterns, every match listed: what _cut's reversed searches replace.
+_FORWARD_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n"), re.compile(r"(?<=[.!?])\s+"),
+                   re.compile(r"\s+"))
+
+
+def _reference_cut(text: str, start: int, limit: int) -> int:
+    window_end = start + limit
+    for pattern in _FORWARD_BREAKS:
+        ends = [m.start() for m in pattern.finditer(text, start + limit // 2, window_end + 1)]
+        if ends:
+            return ends[-1]
+    return window_end
+
+
+@given(st.text(alphabet=st.sampled_from("ab.!? \n\t\r\x0b\x85\xa0\u2028"), max_size=300),
+       st.integers(0, 320), st.integers(2, 200))
+def test_the_cut_is_the_last_match_of_the_strongest_break(text: str, start: int,
+                                                          limit: int) -> None:
+    assert _cut(text, start, limit) == _reference_cut(text, start, limit)
