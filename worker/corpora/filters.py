@@ -34,6 +34,11 @@ class Filters:
     # (shared.rank.policy.lexical_pass_floor). 0: every row is a candidate.
     score_floor: float = 0.0
     standing_ceiling: float = 1.0
+    # With a score floor: the gate weighs the best candidates of this many groups only,
+    # and a group sure to rank after that many is not made candidates (worker/recall/
+    # depth.py; standing lowers a score at most to `standing_floor`). 0: none left out.
+    depth: int = 0
+    standing_floor: float = 1.0
 
     def window_params(self, days: bool) -> tuple[int | None, ...]:
         """The window's bounds as the search statements bind them: first and last day
