@@ -114,7 +114,7 @@ async def candidates(db: Database, text: str, now_ms: int, *,
     if not every_row and (semantics is None or mode is RetrievalMode.LEXICAL):
         filters = replace(filters, score_floor=lexical_pass_floor(policy),
                           standing_ceiling=policy.standing.ceiling,
-                          standing_floor=policy.standing.floor, depth=policy.depth)
+                          standing=policy.standing, depth=policy.depth)
     while True:
         if scope:
             found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from shared.knowledge.standing import span
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import idf, recency_boost, relevance, term_df
 from shared.text.matcher import matched_in_each
@@ -133,9 +134,11 @@ def _may_pass(base: float, most: float, boost: float, filters: Filters) -> bool:
 
 def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
           now_ms: int, floor: Mapping[str, float] | None = None,
-          filters: Filters | None = None) -> tuple[list[Candidate], Cut | None]:
+          filters: Filters | None = None, typed: SearchQuery | None = None
+          ) -> tuple[list[Candidate], Cut | None]:
     """The rows as candidates, and what the gate's depth left out of them; `floor` raises
-    a corpus's ceiling (see `retrieve`).
+    a corpus's ceiling (see `retrieve`); `typed`: the query as typed, which standing is
+    judged on (default `query`).
 
     With `filters.score_floor`, a row whose best possible score (its relevance with the
     largest correction, its recency, the standing ceiling) is below it is not built: the
@@ -149,6 +152,7 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
     asks = addressed(query.text)
     rows: list[tuple[Corpus, Row, float, float, int, dict[frozenset[str], float]]] = []
     bounds: list[Bounds] = []
+    weighs = filters.standing if filters and filters.depth else None
     for corpus in corpora:
         key = hits_key(corpus)
         if key not in found.rows:
@@ -165,12 +169,13 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
             if filters and not related and not _may_pass(base, most, boost, filters):
                 continue
             rows.append((corpus, row, base, boost, ts, factors))
-            if filters and filters.depth:
-                bounds.append(Bounds(
-                    (corpus.kind, str(row[corpus.group_column])),
-                    min(base * least, 1.0) * boost * filters.standing_floor,
-                    min(base * most, 1.0) * boost * filters.standing_ceiling, related))
-    build, left = cut(bounds, filters.depth) if bounds and filters else (
+            if weighs is not None:
+                low, high = span(corpus.signals(row, typed or query), weighs) \
+                    if corpus.signals else (weighs.floor, weighs.ceiling)
+                bounds.append(Bounds((corpus.kind, str(row[corpus.group_column])),
+                                     min(base * least, 1.0) * boost * low,
+                                     min(base * most, 1.0) * boost * high, related))
+    build, left = cut(bounds, filters.depth) if filters and bounds else (
         list(range(len(rows))), None)
     scored = []
     for i in build:
@@ -210,7 +215,7 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     strict = {(c.identity.kind, c.identity.group, c.identity.id) for c in typed}
     as_typed = ceilings(query, searched.stats)
     again = await _search(db, corrected, filters, corpora, as_typed)
-    scored, left = score(corrected, again, corpora, now_ms, as_typed, filters)
+    scored, left = score(corrected, again, corpora, now_ms, as_typed, filters, query)
     candidates = [c if (c.identity.kind, c.identity.group, c.identity.id) in strict
                   else replace(c, presentation=replace(c.presentation, fuzzy=True))
                   for c in scored]
