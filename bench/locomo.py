@@ -14,6 +14,9 @@ Figures (a conversation unit shows two turns, so every hit is expanded into the 
 it holds, duplicates removed, before it is scored):
 - turn_ndcg@10, turn_recall@10: explicit search's first 10 turns;
 - unit_ndcg@10, unit_recall@10: its first 10 hits, each credited once (bench.metrics);
+- pointer_ndcg@10: its first 10 hits, each credited only with the turn its link opens
+  (bench.scoring.pointed); pointer_ratio, Σ pointer_ndcg@10 / Σ unit_ndcg@10 over a
+  bucket, is how much of the hits' nDCG their links keep;
 - auto_hit: automatic recall injected a turn the question rests on;
 - auto_shown: a turn the question rests on is on any line of the Recall block, a hit's
   neighbouring turns included (worker/recall/neighbours.py): what the model was shown;
@@ -44,11 +47,14 @@ from bench.locomo_memory import (
 from bench.metrics import covered_recall_at, credited, ndcg_at, recall_at
 from bench.provenance import provenance
 from bench.report import figure
+from bench.scoring import pointed
 from bench.system import MODES, Hit, Injection, ModeUnavailable, build, require
 
 K = 10
-COLUMNS = ("turn_ndcg@10", "turn_recall@10", "unit_ndcg@10", "unit_recall@10", "auto_hit",
-           "auto_shown", "auto_fpr")
+COLUMNS = ("turn_ndcg@10", "turn_recall@10", "unit_ndcg@10", "unit_recall@10",
+           "pointer_ndcg@10", "auto_hit", "auto_shown", "auto_fpr")
+# A ratio of two columns' sums over a bucket: (name, numerator, denominator).
+RATIOS = (("pointer_ratio", "pointer_ndcg@10", "unit_ndcg@10"),)
 
 
 def turns(hits: Sequence[Hit]) -> list[str]:
@@ -68,6 +74,7 @@ def figures(q: Query, ranked: Sequence[Hit], injection: Injection) -> dict[str, 
         "turn_recall@10": recall_at(shown, q.judgments, K),
         "unit_ndcg@10": ndcg_at(credited(ranked, q.judgments), q.judgments, K),
         "unit_recall@10": covered_recall_at(ranked, q.judgments, K),
+        "pointer_ndcg@10": ndcg_at(pointed(ranked), q.judgments, K),
         "auto_hit": float(any(q.judgments.get(t, 0) >= 1 for t in turns(injection.hits))),
         "auto_shown": float(any(q.judgments.get(t, 0) >= 1 for t in injection.shown or ())),
     }
@@ -84,6 +91,11 @@ def bucket(rows: Sequence[dict[str, float]]) -> dict[str, Any]:
         out[col] = sum(nums) / sum(dens) if sum(dens) else None
         interval = ratio_interval(nums, dens, picks) if sum(dens) else None
         out["ci"][col] = list(interval) if interval else None
+    for name, num, den in RATIOS:
+        nums, dens = [r.get(num, 0.0) for r in rows], [r.get(den, 0.0) for r in rows]
+        out[name] = sum(nums) / sum(dens) if sum(dens) else None
+        interval = ratio_interval(nums, dens, picks) if sum(dens) else None
+        out["ci"][name] = list(interval) if interval else None
     return out
 
 
@@ -117,11 +129,12 @@ def print_table(result: dict[str, Any]) -> None:
     print(f"LoCoMo {result['view']}'s view, samples {result['samples']}, mode "
           f"{result['mode']} (95% bootstrap intervals; {NO_ANSWER}: no-answer questions)")
     width = 22
-    print(f"{'category':14}{'n':>5}  " + "".join(f"{c:{width}}" for c in COLUMNS))
+    shown = (*COLUMNS, *(name for name, _, _ in RATIOS))
+    print(f"{'category':14}{'n':>5}  " + "".join(f"{c:{width}}" for c in shown))
     rows = [*result["per_category"].items(), ("all", result["all"])]
     for name, b in rows:
         print(f"{name:14}{b['n']:5}  " + "".join(
-            f"{figure(b[c], b['ci'][c]):{width}}" for c in COLUMNS))
+            f"{figure(b[c], b['ci'][c]):{width}}" for c in shown))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,10 +36,11 @@ from local.semantic import INSTALL_HINT
 
 try:
     import numpy as np
-    from threadpoolctl import ThreadpoolController
+    import threadpoolctl  # noqa: F401  (local/semantic/scan_lock.py's BLAS limit)
 except ImportError as exc:  # the optional stack is missing: say how to get it
     raise ImportError(f"the local vector index needs {exc.name}; {INSTALL_HINT}") from exc
 
+from local.semantic.scan_lock import ScanLock
 from local.semantic.vector_checks import (
     CheckedRecord,
     checked_ids,
@@ -106,9 +106,8 @@ class SqliteVectorIndex:
     def __init__(self, path: str | Path, dimensions: int) -> None:
         self.path = str(path)
         self.dimensions = dimensions
-        self._lock = threading.Lock()
+        self._lock = ScanLock()
         self._matrix = VectorMatrix(dimensions)
-        self._blas = ThreadpoolController()
         self._conn = _opened(self.path)
         try:
             self._load()
@@ -170,11 +169,11 @@ class SqliteVectorIndex:
 
     def ids(self) -> set[str]:
         """Every vector id the index holds (for `mallory reindex`'s consistency check)."""
-        with self._lock:
+        with self._lock.reading():
             return self._matrix.ids()
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock.writing():
             self._conn.close()
 
     async def upsert(self, records: Sequence[VectorRecord]) -> None:
@@ -185,7 +184,7 @@ class SqliteVectorIndex:
     def _upsert_now(self, checked: list[CheckedRecord]) -> None:
         rows = [(r.id, r.vector.astype(VECTOR_DTYPE).tobytes(), r.metadata_json)
                 for r in checked]
-        with self._lock:
+        with self._lock.writing():
             self._write(UPSERT_SQL, rows)
             for record in checked:
                 self._matrix.put(record.id, record.vector, record.metadata)
@@ -196,7 +195,7 @@ class SqliteVectorIndex:
             await asyncio.to_thread(self._delete_now, wanted)
 
     def _delete_now(self, ids: list[str]) -> None:
-        with self._lock:
+        with self._lock.writing():
             self._write(DELETE_SQL, [(i,) for i in ids])
             for vector_id in ids:
                 self._matrix.remove(vector_id)
@@ -225,5 +224,5 @@ class SqliteVectorIndex:
 
     def _query_now(self, unit: np.ndarray, top_k: int, wanted: dict[str, str],
                    exact: bool = False) -> list[VectorMatch]:
-        with self._lock, self._blas.limit(limits=1, user_api="blas"):
+        with self._lock.reading():
             return self._matrix.query(unit, top_k, wanted, exact)

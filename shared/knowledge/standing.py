@@ -80,6 +80,16 @@ def multiplier(signals: Signals, weights: StandingWeights = STANDING) -> float:
 
 
 @lru_cache(maxsize=1_024)
+def span(signals: Signals, weights: StandingWeights = STANDING) -> tuple[float, float]:
+    """The least and the most the multiplier can be for a document with these signals,
+    whatever the owner's feedback (worker/recall/depth.py bounds a row's score with it
+    before the row is a candidate)."""
+    ends = [multiplier(replace(signals, feedback=f), weights)
+            for f in (-weights.feedback, weights.feedback)]
+    return min(ends), max(ends)
+
+
+@lru_cache(maxsize=1_024)
 def _query_key(stems: frozenset[tuple[str, ...]]) -> str:
     return key_of(stems)
 
@@ -89,13 +99,18 @@ def names(query: SearchQuery, cand: Candidate) -> bool:
     name or one alias ("kitchen renovation", "Kitchen reno"), whatever the case, accents,
     inflection or stopwords (shared/knowledge/names.py): the keys the note was stored
     with, or those of its fields."""
+    return named(query, cand.note.name_keys, cand.presentation.fields)
+
+
+def named(query: SearchQuery, stored: frozenset[str] | None,
+          fields: Sequence[tuple[str, str]]) -> bool:
+    """`names` for a note whose name keys are `stored` (None: made from its `fields`)."""
     wanted = frozenset(t.stems for t in query.terms)
     if not wanted:
         return False
-    keys = cand.note.name_keys
+    keys = stored
     if keys is None:
-        keys = keys_of(value for field, value in cand.presentation.fields
-                       if field in NAME_FIELDS)
+        keys = keys_of(value for field, value in fields if field in NAME_FIELDS)
     return _query_key(wanted) in keys
 
 

@@ -114,14 +114,22 @@ class Scores:
     # The owner's feedback on this document: a delta within ±0.02 (shared/rank/feedback.py),
     # which `standing` includes (shared/knowledge/standing.py).
     feedback: float = 0.0
+    # A share of the best adjacent retrieved unit's score, added to this one's (explicit
+    # search: shared/rank/adjacency.py).
+    adjacent: float = 0.0
 
     @property
-    def final(self) -> float:
-        """What lists are ordered by: the reranker's, else the fused, else the lexical
-        relevance, times recency and standing (which holds the owner's feedback)."""
+    def own(self) -> float:
+        """The reranker's, else the fused, else the lexical relevance, times recency and
+        standing (which holds the owner's feedback)."""
         base = self.rerank if self.rerank is not None else (
             self.fused if self.fused is not None else self.relevance)
         return base * self.boost * self.standing
+
+    @property
+    def final(self) -> float:
+        """What lists are ordered by: `own`, plus what an adjacent unit lends."""
+        return self.own + self.adjacent
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

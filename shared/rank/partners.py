@@ -47,7 +47,8 @@ def unit_turns(cand: Candidate, before: bool) -> tuple[Turn, ...]:
     return tuple(Turn(str(i), role, text, before) for i, role, text in turns if i and text)
 
 
-def _adjacent(a: Candidate, b: Candidate) -> bool:
+def adjacent(a: Candidate, b: Candidate) -> bool:
+    """Two units of one conversation whose first messages are ADJACENT_TURNS apart at most."""
     sa, sb = a.message.seq, b.message.seq
     return (a.identity.kind == b.identity.kind == "message"
             and a.identity.group == b.identity.group and sa is not None and sb is not None
@@ -81,7 +82,7 @@ def with_partners(candidates: Sequence[Candidate], terms: Sequence[Term]
         if cand.identity.kind != "message" or cand.message.seq is None:
             continue
         hosts = free.setdefault(cand.identity.group, [])
-        host = next((h for h in hosts if _adjacent(candidates[h], cand)), None)
+        host = next((h for h in hosts if adjacent(candidates[h], cand)), None)
         if host is None:
             hosts.append(i)
         else:

@@ -61,6 +61,11 @@ def test_a_hit_shows_turns_each_scored_once() -> None:
     assert got["turn_recall@10"] == 1.0 and got["auto_hit"] == 1.0
     assert got["turn_ndcg@10"] < 1.0  # msg:b sits between the two evidence turns
     assert got["auto_shown"] == 0.0  # the block was not built: it showed nothing
+    # Linked by its second turn, the hit holding msg:c keeps none of its credit.
+    linked = locomo.figures(q, [("msg:b", "msg:a"), ("msg:d", "msg:c")], Injection([]))
+    assert linked["unit_ndcg@10"] == 1.0 and linked["pointer_ndcg@10"] == 0.0
+    assert locomo.bucket([linked, got])["pointer_ratio"] == pytest.approx(
+        got["pointer_ndcg@10"] / (1.0 + got["unit_ndcg@10"]))
     # A hit on msg:b whose block line also shows the turn after it, the evidence msg:c.
     around = locomo.figures(q, ranked, Injection([("msg:b",)], shown=("msg:b", "msg:c")))
     assert (around["auto_hit"], around["auto_shown"]) == (0.0, 1.0)

@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.knowledge.standing import Signals
 from shared.rank.candidate import Candidate, Kind
 from shared.rank.kinds import HitKind
-from shared.text.sanitiser import Term
+from shared.text.sanitiser import SearchQuery, Term
 from shared.text.turns import Speaker
 from worker.corpora.filters import Filters
 from worker.db.port import Value
@@ -126,3 +127,7 @@ class Corpus:
     holds_the_query: bool = False
     # How its units are embedded and resolved for semantic recall; None: lexical only.
     vector: VectorCorpus | None = None
+    # The standing signals of a row's candidate for the query, the owner's feedback aside:
+    # what bounds its standing before it is built (worker/recall/depth.py). None:
+    # standing's floor and ceiling bound it.
+    signals: Callable[[Row, SearchQuery], Signals] | None = None

@@ -19,6 +19,7 @@ from shared.knowledge.roles import (
     KnowledgeRole,
     Status,
 )
+from shared.knowledge.standing import Signals
 from shared.rank import kinds
 from shared.rank.candidate import (
     Candidate,
@@ -28,7 +29,7 @@ from shared.rank.candidate import (
     Presentation,
     Scores,
 )
-from shared.text.sanitiser import Term
+from shared.text.sanitiser import SearchQuery, Term
 from shared.text.turns import points_at_reply
 from worker.corpora.base import (
     EMBED_CHARS,
@@ -206,6 +207,13 @@ def _on_answer(row: Row, s: Scoring) -> bool:
                            s.idf, s.asks)
 
 
+def _signals(row: Row, query: SearchQuery) -> Signals:
+    """A unit has no name for the query to name (its candidate has no name fields)."""
+    standing = standing_of(str(row["conversation_id"]))
+    return Signals(role=standing.knowledge_role, status=standing.status,
+                   conversation=kinds.MESSAGE.conversation)
+
+
 def _texts(row: Row, terms: Sequence[Term]) -> tuple[str, ...]:
     return (str(row["question"] or ""), str(row["answer"] or ""))
 
@@ -284,4 +292,4 @@ MESSAGES = Corpus(
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,
                         judged=_judged),
-    hit=kinds.MESSAGE, holds_the_query=True, vector=VECTORS)
+    hit=kinds.MESSAGE, holds_the_query=True, vector=VECTORS, signals=_signals)

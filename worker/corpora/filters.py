@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from shared.rank.policy import StandingWeights
 from shared.time.zones import TimeWindow
 
 SourceFilter = Literal["all", "notes", "messages"]
@@ -34,6 +35,11 @@ class Filters:
     # (shared.rank.policy.lexical_pass_floor). 0: every row is a candidate.
     score_floor: float = 0.0
     standing_ceiling: float = 1.0
+    # With a score floor: the gate weighs the best candidates of this many groups only,
+    # and a group sure to rank after that many is not made candidates (worker/recall/
+    # depth.py), each row's standing bounded by these weights. 0 or None: none left out.
+    depth: int = 0
+    standing: StandingWeights | None = None
 
     def window_params(self, days: bool) -> tuple[int | None, ...]:
         """The window's bounds as the search statements bind them: first and last day

@@ -13,10 +13,11 @@ from shared.api.sync_payload import PATH_SEPARATOR
 from shared.block.citations import note_href, shorten
 from shared.knowledge import names
 from shared.knowledge.roles import normal_status, role_of
+from shared.knowledge.standing import Signals, named
 from shared.rank import kinds
 from shared.rank.candidate import Candidate, Identity, NoteFacts, Presentation, Scores
 from shared.text.block_ids import best_block
-from shared.text.sanitiser import Term
+from shared.text.sanitiser import SearchQuery, Term
 from worker.corpora.base import (
     EMBED_CHARS,
     MAX_LABEL_CHARS,
@@ -189,6 +190,17 @@ def _texts(row: Row, terms: Sequence[Term]) -> tuple[str, ...]:
     return (str(row["text"] or ""), *(v for _, v in _fields(row)))
 
 
+def _facts(row: Row, identity: bool = False) -> Signals:
+    """Its role and status, as its candidate holds them."""
+    return Signals(identity=identity, role=role_of(row["note_type"], row["role"]),
+                   status=normal_status(row["status"]), conversation=kinds.NOTE.conversation)
+
+
+def _signals(row: Row, query: SearchQuery) -> Signals:
+    stored = names.read(row.get("name_keys"))
+    return _facts(row, named(query, stored, _fields(row) if stored is None else ()))
+
+
 def _candidate(row: Row, s: Scoring) -> Candidate:
     """A note section: one hit per note (its group), labelled "Note › Heading" and linked
     to that heading, or to the block its best-matching paragraph carries."""
@@ -198,16 +210,17 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
         heading = ""  # an H1 that restates the title: the note's start, not a section
     label = f"{title}{PATH_SEPARATOR}{heading}" if heading else title
     text = str(row["text"] or "")
+    signals = _facts(row)
     return Candidate(
         identity=Identity(
             kind="note", id=path, group=s.group, unit=str(row["unit_id"]),
             label=shorten(label, MAX_LABEL_CHARS),
             href=note_href(vault, path, heading, best_block(text, s.terms)),
             timestamp_ms=s.timestamp_ms, covers=(path,), vault=vault, vid=vid,
-            heading=heading, knowledge_role=role_of(row["note_type"], row["role"])),
+            heading=heading, knowledge_role=signals.role),
         scores=Scores(relevance=s.relevance, boost=s.boost, cosine=s.cosine),
         presentation=Presentation(text=text, fields=_fields(row)),
-        note=NoteFacts(status=normal_status(row["status"]), related=bool(row["related"]),
+        note=NoteFacts(status=signals.status, related=bool(row["related"]),
                        name_keys=names.read(row.get("name_keys"))))
 
 
@@ -255,4 +268,4 @@ NOTES = Corpus(
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,
                         judged=_judged),
-    hit=kinds.NOTE, vector=VECTORS)
+    hit=kinds.NOTE, vector=VECTORS, signals=_signals)

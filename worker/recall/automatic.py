@@ -31,6 +31,7 @@ from shared.text.sanitiser import Mode, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.corpora.filters import Filters
 from worker.db import Database
+from worker.recall.depth import holds
 from worker.recall.echoes import without_echoes
 from worker.recall.feedback import apply_feedback
 from worker.recall.lexical import LexicalResult
@@ -112,14 +113,22 @@ async def candidates(db: Database, text: str, now_ms: int, *,
                       query_text_is_indexed=text_is_stored)
     if not every_row and (semantics is None or mode is RetrievalMode.LEXICAL):
         filters = replace(filters, score_floor=lexical_pass_floor(policy),
-                          standing_ceiling=policy.standing.ceiling)
-    if scope:
-        found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)
-    else:
-        found = await retrieve(db, semantics, query, filters, now_ms, mode)
-    judged = await apply_feedback(db, await without_echoes(db, found.candidates), now_ms,
-                                  suppress_for=query_hash(text))
-    scored = stand(judged, query, policy.standing)
+                          standing_ceiling=policy.standing.ceiling,
+                          standing=policy.standing, depth=policy.depth)
+    while True:
+        if scope:
+            found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)
+        else:
+            found = await retrieve(db, semantics, query, filters, now_ms, mode)
+        left = found.lexical.cut
+        judged = await apply_feedback(
+            db, await without_echoes(db, found.candidates, left.groups if left else ()),
+            now_ms, suppress_for=query_hash(text))
+        scored = stand(judged, query, policy.standing)
+        if holds(scored, left, filters.depth):
+            break
+        # Echoes or the owner's feedback dropped what the depth bound counted on.
+        filters = replace(filters, depth=0)
     return replace(found, candidates=scored), act
 
 

@@ -9,7 +9,7 @@ question at BARE_QUESTION_WEIGHT of its score.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from shared.rank.candidate import Candidate
@@ -34,11 +34,14 @@ async def _judged(db: Database, candidates: Sequence[Candidate]
     return bare, echoes
 
 
-async def without_echoes(db: Database, candidates: Sequence[Candidate]) -> list[Candidate]:
+async def without_echoes(db: Database, candidates: Sequence[Candidate],
+                         unbuilt: Collection[tuple[str, str]] = ()) -> list[Candidate]:
     """Automatic recall's candidates without bare questions, nor echoes of a note that is
-    itself a candidate."""
+    itself a candidate, or was retrieved and not built (`unbuilt`: (kind, group) of the
+    groups the gate's depth left out, worker/recall/depth.py)."""
     bare, echoes = await _judged(db, candidates)
     groups = {c.identity.group for c in candidates if c.identity.kind == "note"}
+    groups.update(group for kind, group in unbuilt if kind == "note")
     return [c for i, c in enumerate(candidates)
             if i not in bare and not (echoes.get(i, set()) & groups)]
 

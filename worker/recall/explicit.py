@@ -15,7 +15,7 @@ from worker.corpora.filters import Filters, SourceFilter
 from worker.db import Database
 from worker.recall.echoes import behind_echoes
 from worker.recall.feedback import apply_feedback
-from worker.recall.modes import Retrieved, gauge, retrieve
+from worker.recall.modes import Retrieved, gauge, lending, retrieve
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.semantic.semantics import Semantics
@@ -40,7 +40,7 @@ async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: Re
     judged = await apply_feedback(db, found.candidates, now_ms)
     ranked = await behind_echoes(db, stand(judged, query, policy.standing))
     measure = gauge(found, semantics)
-    decisions = judge(ranked, policy, measure, limit)
+    decisions = judge(ranked, lending(policy, found), measure, limit)
     hits = with_terms([d.candidate for d in decisions if d.chosen],
                       found.lexical.query.terms)
     return ExplicitResult(query=query, found=found, hits=hits, time=time,

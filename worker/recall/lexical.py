@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from shared.knowledge.standing import span
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import idf, recency_boost, relevance, term_df
 from shared.text.matcher import matched_in_each
@@ -16,6 +17,7 @@ from worker.corpora.base import Corpus, Row, Scoring
 from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall import typo
+from worker.recall.depth import Bounds, Cut, cut
 from worker.recall.plan import Planned, hits_key, plan
 from worker.recall.run import Rows, run
 from worker.recall.stats import (
@@ -38,6 +40,7 @@ class LexicalResult:
     # corpus → query term (FTS form) → IDF, for the query as searched
     idf: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     docs: Mapping[str, int] = field(default_factory=dict)  # corpus → units it holds
+    cut: Cut | None = None  # what the gate's depth left out (worker/recall/depth.py)
 
 
 @dataclass(frozen=True)
@@ -101,15 +104,20 @@ def _corrected(base: float, row: Row, query: SearchQuery, found: Searched, corpu
     return min(base * factor, 1.0)
 
 
-def _most_correction(query: SearchQuery, found: Searched, corpus: Corpus) -> float:
-    """The largest self-match correction a row of `corpus` can get: a ratio of sums is at
-    most its largest ratio, so the largest of the terms' clean-to-raw IDF ratios (1 when
-    no term is matched or nothing needs correcting)."""
+def _ratios(query: SearchQuery, found: Searched, corpus: Corpus) -> list[float]:
+    """Each term's clean-to-raw IDF ratio: a row's self-match correction, a ratio of sums
+    over the terms it matches, lies between the least and the largest of them (and is 1
+    when it matches none). Empty when nothing needs correcting."""
     clean, raw = found.stats[corpus.name], found.raw[corpus.name]
     if clean is raw:
-        return 1.0
-    return max([1.0, *(idf(clean.docs, term_df(t, clean.df)) / idf(raw.docs, term_df(t, raw.df))
-                       for t in query.terms)])
+        return []
+    return [idf(clean.docs, term_df(t, clean.df)) / idf(raw.docs, term_df(t, raw.df))
+            for t in query.terms]
+
+
+def _most_correction(query: SearchQuery, found: Searched, corpus: Corpus) -> float:
+    """The largest self-match correction a row of `corpus` can get."""
+    return max([1.0, *_ratios(query, found, corpus)])
 
 
 # Below the floor by more than rounding: a row this close to it is built.
@@ -126,38 +134,56 @@ def _may_pass(base: float, most: float, boost: float, filters: Filters) -> bool:
 
 def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
           now_ms: int, floor: Mapping[str, float] | None = None,
-          filters: Filters | None = None) -> list[Candidate]:
-    """The rows as candidates; `floor` raises a corpus's ceiling (see `retrieve`).
+          filters: Filters | None = None, typed: SearchQuery | None = None
+          ) -> tuple[list[Candidate], Cut | None]:
+    """The rows as candidates, and what the gate's depth left out of them; `floor` raises
+    a corpus's ceiling (see `retrieve`); `typed`: the query as typed, which standing is
+    judged on (default `query`).
 
     With `filters.score_floor`, a row whose best possible score (its relevance with the
     largest correction, its recency, the standing ceiling) is below it is not built: the
     lexical gate can pass none of them (shared.rank.policy.lexical_pass_floor), and making
-    their candidates was most of recall's Python time (bench.latency --profile). A row of
-    a note with relations is always built: the gate's bundles take a retrieved partner's
-    candidate (worker/recall/together.py)."""
+    their candidates was most of recall's Python time (bench.latency --profile). With
+    `filters.depth` too, neither is a group sure to rank after that many others
+    (worker/recall/depth.py). A row of a note with relations is always built: the gate's
+    bundles take a retrieved partner's candidate (worker/recall/together.py)."""
     limits = ceilings(query, found.stats)
     weights = term_idfs(query, found.stats)
     asks = addressed(query.text)
-    scored = []
+    rows: list[tuple[Corpus, Row, float, float, int, dict[frozenset[str], float]]] = []
+    bounds: list[Bounds] = []
+    weighs = filters.standing if filters and filters.depth else None
     for corpus in corpora:
         key = hits_key(corpus)
         if key not in found.rows:
             continue
         ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
-        most = _most_correction(query, found, corpus) if filters else 1.0
-        idf = weights.get(corpus.name, {})
+        ratios = _ratios(query, found, corpus) if filters else []
+        most, least = max([1.0, *ratios]), min([1.0, *ratios])
         factors: dict[frozenset[str], float] = {}
         for row in found.rows[key]:
             ts = int(row[corpus.timestamp_column])
             boost = recency_boost(ts, now_ms)
             base = relevance(float(row["bm25"]), ceiling)
-            if filters and not row.get("related") and not _may_pass(base, most, boost,
-                                                                     filters):
+            related = bool(row.get("related"))
+            if filters and not related and not _may_pass(base, most, boost, filters):
                 continue
-            scored.append(corpus.to_candidate(row, Scoring(
-                _corrected(base, row, query, found, corpus, factors), boost, ts,
-                str(row[corpus.group_column]), query.terms, idf, asks)))
-    return scored
+            rows.append((corpus, row, base, boost, ts, factors))
+            if weighs is not None:
+                low, high = span(corpus.signals(row, typed or query), weighs) \
+                    if corpus.signals else (weighs.floor, weighs.ceiling)
+                bounds.append(Bounds((corpus.kind, str(row[corpus.group_column])),
+                                     min(base * least, 1.0) * boost * low,
+                                     min(base * most, 1.0) * boost * high, related))
+    build, left = cut(bounds, filters.depth) if filters and bounds else (
+        list(range(len(rows))), None)
+    scored = []
+    for i in build:
+        c, r, base, boost, ts, factors = rows[i]
+        scored.append(c.to_candidate(r, Scoring(
+            _corrected(base, r, query, found, c, factors), boost, ts, str(r[c.group_column]),
+            query.terms, weights.get(c.name, {}), asks)))
+    return scored, left
 
 
 async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: int,
@@ -173,24 +199,26 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
         return LexicalResult(query=query)
     corpora = registry.corpora() if corpora is None else corpora
     searched = await _search(db, query, filters, corpora)
-    first = score(query, searched, corpora, now_ms, filters=filters)
+    first, left = score(query, searched, corpora, now_ms, filters=filters)
     found = typo.suspects(query, known_stems(searched.stats))
     if not found.words:
-        return LexicalResult(query=query, candidates=first,
-                             idf=term_idfs(query, searched.stats), docs=sizes(searched.stats))
+        return LexicalResult(query=query, candidates=first, idf=term_idfs(query, searched.stats),
+                             docs=sizes(searched.stats), cut=left)
     corrected, fixes = await typo.correct(db, query, found, list(searched.stats))
     if not fixes:
-        return LexicalResult(query=query, candidates=first,
-                             idf=term_idfs(query, searched.stats), docs=sizes(searched.stats))
+        return LexicalResult(query=query, candidates=first, idf=term_idfs(query, searched.stats),
+                             docs=sizes(searched.stats), cut=left)
     # What the query as typed found, every row of it (`first` may lack the rows that
     # could not pass): the corrected search's other hits are fuzzy.
     typed = score(query, await _search(db, query, replace(filters, score_floor=0.0), corpora),
-                  corpora, now_ms) if filters.score_floor else first
+                  corpora, now_ms)[0] if filters.score_floor else first
     strict = {(c.identity.kind, c.identity.group, c.identity.id) for c in typed}
     as_typed = ceilings(query, searched.stats)
     again = await _search(db, corrected, filters, corpora, as_typed)
+    scored, left = score(corrected, again, corpora, now_ms, as_typed, filters, query)
     candidates = [c if (c.identity.kind, c.identity.group, c.identity.id) in strict
                   else replace(c, presentation=replace(c.presentation, fuzzy=True))
-                  for c in score(corrected, again, corpora, now_ms, as_typed, filters)]
+                  for c in scored]
     return LexicalResult(query=corrected, candidates=candidates, corrections=fixes,
-                         idf=term_idfs(corrected, again.stats), docs=sizes(again.stats))
+                         idf=term_idfs(corrected, again.stats), docs=sizes(again.stats),
+                         cut=left)

@@ -7,7 +7,15 @@ from dataclasses import replace
 import pytest
 
 from shared.knowledge.names import read, stored
-from shared.knowledge.standing import Signals, adjustments, document_key, multiplier, names, stand
+from shared.knowledge.standing import (
+    Signals,
+    adjustments,
+    document_key,
+    multiplier,
+    names,
+    span,
+    stand,
+)
 from shared.rank.policy import NEUTRAL, STANDING
 from shared.text.sanitiser import Mode, build_query
 from tests.builders import candidate
@@ -88,3 +96,17 @@ def test_stand_sets_each_candidates_multiplier_with_its_feedback() -> None:
     assert [c.scores.standing for c in stood] == pytest.approx([1.08, 0.99])
     assert stood[0].scores.final == pytest.approx(a.scores.relevance * a.scores.boost * 1.08)
     assert (document_key(a), document_key(b)) == ("note:1:a.md", "message:b")
+
+
+@pytest.mark.parametrize(("signals", "least", "most"), [
+    (Signals(), 0.98, 1.02),
+    (Signals(identity=True, role="canonical", status="stable"), 1.06, 1.10),  # clamped
+    (Signals(role="evidence", status="deprecated"), 0.90, 0.92),  # clamped
+    (Signals(conversation=True, role="evidence"), 0.98, 1.02),
+])
+def test_span_is_the_multiplier_at_either_end_of_the_feedback_bound(signals, least, most
+                                                                    ) -> None:
+    low, high = span(signals)
+    assert (low, high) == (pytest.approx(least), pytest.approx(most))
+    for feedback in (-1.0, -STANDING.feedback / 2, 0.0, 0.5 * STANDING.feedback, 1.0):
+        assert low <= multiplier(replace(signals, feedback=feedback)) <= high

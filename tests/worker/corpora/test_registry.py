@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 
 from local.sqlite_db import SqliteDatabase
+from shared.knowledge.names import stored
+from shared.knowledge.standing import signals
 from shared.text.sanitiser import Mode, build_query
 from worker.corpora import registry
 from worker.corpora.base import Scoring
-from worker.corpora.conversations import MESSAGES
+from worker.corpora.conversations import MESSAGES, SAVED_MEMORIES_ID
 from worker.corpora.notes import NOTES
 from worker.store.relations_sql import partners_sql
 
@@ -168,3 +170,20 @@ def test_match_texts_are_the_candidates_text_and_fields(corpus, row, text) -> No
     else:  # both turns of the unit, whichever of them the hit points at
         assert set(corpus.match_texts(row, s.terms)) - {""} == {
             cand.presentation.text, cand.message.reply, cand.message.asked} - {None, ""}
+
+
+@pytest.mark.parametrize(("corpus", "row", "text"), [
+    (NOTES, note_row(), "plants"),  # a canonical stable note the query names
+    (NOTES, note_row(), "ferns"),
+    (NOTES, {**NOTE_ROW, "name_keys": stored(("Plants", "Plants", "greenery"))}, "greenery"),
+    (NOTES, {**NOTE_ROW, "role": "evidence", "status": "deprecated"}, "fern"),
+    (MESSAGES, unit("q", "a", "how do I clean the oven?", "Use baking soda."), "oven"),
+    (MESSAGES, {**unit("q", None, "the spare key is in the jar", ""),
+                "conversation_id": SAVED_MEMORIES_ID}, "spare key"),
+])
+def test_a_rows_standing_signals_are_its_candidates(corpus, row, text) -> None:
+    # The depth bound (worker/recall/depth.py) reads them from the row before the
+    # candidate exists: they must be what standing derives from the candidate.
+    query = build_query(text, Mode.AUTOMATIC)
+    cand = corpus.to_candidate(row, Scoring(0.5, 1.0, 5, "g", query.terms))
+    assert corpus.signals(row, query) == signals(query, cand)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from dataclasses import replace
 
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, lexical_pass_floor
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
-from worker.recall.automatic import automatic_recall, candidates, gate, gated
+from worker.recall.automatic import automatic_recall, candidates, decide, gate, gated
 from worker.recall.modes import gauge
 from worker.store import chats
 
@@ -106,6 +107,61 @@ async def test_rows_the_lexical_gate_cannot_pass_are_not_made_candidates(
     whole = await gate(db, every, AUTOMATIC, gauge(every, None), NOW_MS)
     ids = [h.identity.id for h in pruned]
     assert ids == [h.identity.id for h in whole] == ["Garden/Compost.md"]
+
+
+# 11 notes that match "compost heap turning" well (more than the gate weighs), 3 that
+# mention a compost heap once in a longer text, and notes without the words.
+COMPOST = (*(note(f"Garden/c{i}.md", f"compost heap turning {i}: the compost heap needs air",
+                  title=f"Compost heap {i}") for i in range(11)),
+           *(note(f"Misc/w{i}.md", f"a long note about laundry, and a compost heap once, "
+                  f"number {i} " + "filler words " * 12) for i in range(3)),
+           *(note(f"Other/o{i}.md", f"unrelated text about bicycles {i}") for i in range(30)))
+WEAK = {"Misc/w0.md", "Misc/w1.md", "Misc/w2.md"}
+UNBOUNDED = replace(AUTOMATIC, depth=0)  # the candidates as the depth bound had none
+
+
+async def test_groups_sure_to_rank_after_the_gate_depth_are_not_made_candidates(
+        db: SqliteDatabase) -> None:
+    """The weak notes could reach the lexical floor, but ten notes are sure to score above
+    all they can: they are left out, and the gate decides the same on all it weighs."""
+    await add_notes(db, *COMPOST)
+    text = "is the compost heap turning?"
+    found, _ = await candidates(db, text, NOW_MS)
+    every, _ = await candidates(db, text, NOW_MS, policy=UNBOUNDED)
+    assert {c.identity.id for c in every.candidates} >= WEAK
+    assert {c.identity.id for c in found.candidates} == \
+        {c.identity.id for c in every.candidates} - WEAK
+    assert found.lexical.cut is not None
+    assert found.lexical.cut.best < min(c.scores.final for c in found.candidates)
+    pruned, hits = await decide(db, found, AUTOMATIC, gauge(found, None), NOW_MS)
+    whole, all_hits = await decide(db, every, AUTOMATIC, gauge(every, None), NOW_MS)
+    assert [h.identity.id for h in hits] == [h.identity.id for h in all_hits]
+    weighed = [(d.candidate.identity.id, d.rank, d.candidate.scores.confidence,
+                d.verdict.rule) for d in pruned if d.confidence is not None]
+    assert len(weighed) == AUTOMATIC.depth
+    assert weighed == [(d.candidate.identity.id, d.rank, d.candidate.scores.confidence,
+                        d.verdict.rule) for d in whole if d.confidence is not None]
+
+
+async def test_when_echoes_drop_what_the_depth_bound_counted_on_recall_searches_again(
+        db: SqliteDatabase) -> None:
+    """Bare questions (no reply, the owner only asked) score above the weak notes, and
+    automatic recall drops them: the notes left out for them are searched again."""
+    await add_notes(db, *COMPOST[11:])
+    for i in range(11):
+        await chats.create_conversation(db, f"q{i}", NOW_MS - DAY_MS, f"q{i}")
+        await chats.append_message(db, f"q{i}", "user", f"is the compost heap turning {i}?",
+                                   NOW_MS - DAY_MS, message_id=f"q{i}")
+    for i in range(20):
+        await chats.create_conversation(db, f"o{i}", NOW_MS - DAY_MS, f"o{i}")
+        await chats.append_message(db, f"o{i}", "user", f"my bicycle has {i} gears",
+                                   NOW_MS - DAY_MS, message_id=f"o{i}")
+    text = "is the compost heap turning?"
+    found, _ = await candidates(db, text, NOW_MS)
+    every, _ = await candidates(db, text, NOW_MS, policy=UNBOUNDED)
+    assert found.lexical.cut is None  # the second search, without the bound
+    assert [c.identity.id for c in found.candidates] == [c.identity.id for c in every.candidates]
+    assert {c.identity.id for c in found.candidates} >= WEAK
 
 
 async def test_an_answer_in_the_next_unit_is_recalled_with_the_question_it_answers(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from local.sqlite_db import SqliteDatabase
+from shared.rank.policy import AUTOMATIC, EXPLICIT
 from shared.text.sanitiser import Mode, build_query
 from tests.conftest import NOW_MS, note, store_notes
 from tests.worker.semantic.fake_vectorize import FakeVectorize
@@ -21,8 +22,9 @@ from tests.worker.semantic.fake_workers_ai import RERANKER, FakeWorkersAI, overl
 from worker.corpora.filters import Filters
 from worker.indexing.indexer import index_pending
 from worker.recall import modes
+from worker.recall.lexical import LexicalResult
 from worker.recall.modes import retrieve
-from worker.recall.retrieval_mode import RetrievalMode
+from worker.recall.retrieval_mode import Ran, RetrievalMode
 from worker.semantic.edge import edge_semantics
 from worker.semantic.ports import EmbedKind
 from worker.semantic.semantics import Semantics
@@ -232,3 +234,14 @@ async def test_the_query_is_embedded_while_d1_answers_the_lexical_search(
     [(asked, before), (answered, lexical_batches)] = seen
     assert (asked, before, answered) == ("asked", 0, "answered")
     assert lexical_batches >= 1 and counted.batches == lexical_batches + 1
+
+
+def test_a_list_fused_by_rank_lends_no_score_between_adjacent_units() -> None:
+    def ran(mode: RetrievalMode) -> modes.Retrieved:
+        return modes.Retrieved(lexical=LexicalResult(query=build_query("x", Mode.EXPLICIT)),
+                               ran=Ran(mode=mode))
+
+    assert modes.lending(EXPLICIT, ran(RetrievalMode.HYBRID)).adjacent_share == 0.0
+    for mode in (RetrievalMode.LEXICAL, RetrievalMode.ADAPTIVE, RetrievalMode.QUALITY):
+        assert modes.lending(EXPLICIT, ran(mode)) is EXPLICIT
+    assert modes.lending(AUTOMATIC, ran(RetrievalMode.HYBRID)) is AUTOMATIC

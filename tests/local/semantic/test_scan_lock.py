@@ -1,0 +1,65 @@
+"""Queries share the vector index's lock; a write waits for them and holds it alone."""
+
+from __future__ import annotations
+
+import threading
+
+from tests import embedder
+
+embedder.require()
+
+from threadpoolctl import ThreadpoolController
+
+from local.semantic.scan_lock import ScanLock
+
+WAIT_S = 10
+
+
+def test_queries_run_together_and_a_write_runs_alone() -> None:
+    lock, both_in, order = ScanLock(), threading.Barrier(2, timeout=WAIT_S), []
+    release = threading.Event()
+
+    def query(name: str) -> None:
+        with lock.reading():
+            both_in.wait()  # only passes if the two queries hold the lock at once
+            release.wait(WAIT_S)
+            order.append(name)
+
+    def write() -> None:
+        with lock.writing():
+            order.append("write")
+
+    queries = [threading.Thread(target=query, args=(n,)) for n in ("q1", "q2")]
+    for t in queries:
+        t.start()
+    writer = threading.Thread(target=write)
+    writer.start()
+    late_done = threading.Event()
+
+    def late_query() -> None:  # arrives while the write waits: goes after it
+        with lock.reading():
+            order.append("late")
+        late_done.set()
+
+    late = threading.Thread(target=late_query)
+    writer.join(0.2)
+    late.start()
+    late.join(0.2)
+    assert order == [] and writer.is_alive() and not late_done.is_set()
+    release.set()
+    for t in (*queries, writer, late):
+        t.join(WAIT_S)
+    assert sorted(order[:2]) == ["q1", "q2"] and order[2:] == ["write", "late"]
+
+
+def test_blas_is_held_to_one_thread_while_any_query_runs() -> None:
+    def blas_threads() -> list[int]:
+        return [i["num_threads"] for i in ThreadpoolController().info()
+                if i["user_api"] == "blas"]
+
+    before, lock = blas_threads(), ScanLock()
+    with lock.reading():
+        with lock.reading():
+            assert set(blas_threads()) <= {1}
+        assert set(blas_threads()) <= {1}  # the other query still runs
+    assert blas_threads() == before

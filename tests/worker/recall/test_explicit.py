@@ -1,0 +1,44 @@
+"""Explicit search over a real SQLite index: a conversation unit beside a strong match
+borrows a share of its score (shared/rank/adjacency.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from local.sqlite_db import SqliteDatabase
+from shared.rank.policy import ADJACENT_SHARE
+from tests.conftest import DAY_MS, NOW_MS
+from worker.recall.explicit import search
+from worker.store import chats
+
+
+async def test_the_answer_beside_a_strong_match_ranks_over_a_better_unit_elsewhere(
+        db: SqliteDatabase) -> None:
+    then = NOW_MS - 30 * DAY_MS
+    talks = {
+        "pup": (("user", "We went to the animal shelter on Saturday to adopt a puppy."),
+                ("assistant", "How exciting! Which breed did you pick?"),
+                ("user", "A border collie puppy, nine weeks old, and her name is Biscuit "
+                         "after the colour of her coat."),
+                ("assistant", "Biscuit is a lovely name.")),
+        "bark": (("user", "The neighbour's puppy barks."), ("assistant", "Earplugs?")),
+    }
+    for cid, turns in talks.items():
+        await chats.create_conversation(db, cid, then, cid)
+        for i, (role, text) in enumerate(turns):
+            await chats.append_message(db, cid, role, text, then + i,
+                                       message_id=f"{cid}{i}")
+    for i in range(6):  # other conversations, so that the index's IDFs mean something
+        await chats.create_conversation(db, "other", then, f"o{i}")
+        await chats.append_message(db, f"o{i}", "user", f"the tax return form {i} is due",
+                                   then, message_id=f"o{i}")
+    found = await search(db, "adopt a puppy at the shelter", NOW_MS, source="messages")
+    ids = [h.identity.id for h in found.hits]
+    assert ids == ["pup0", "pup2", "bark0"]
+    first, beside, elsewhere = found.hits
+    # On its own evidence the unit elsewhere is the better one; the neighbour's share
+    # lifts the answer over it, still under the match it borrows from.
+    assert elsewhere.scores.own > beside.scores.own
+    assert beside.scores.adjacent == pytest.approx(ADJACENT_SHARE * first.scores.own)
+    assert elsewhere.scores.adjacent == 0.0
+    assert beside.scores.final < first.scores.final
