@@ -5,9 +5,11 @@ GIL while it scans, so the two scans can use both cores, where one lock for ever
 them one after the other (at 1M messages + 50k notes, 31 + 13 ms). A waiting write keeps
 new queries out, so a stream of queries cannot hold it off.
 
-While any query runs, BLAS is held to one thread (see local/semantic/vectors.py): the
-first query in sets the limit and the last one out restores it, since the limit is a
-process-wide setting that nested per-query limits would restore out of order.
+While any query runs, BLAS is held to one thread (see local/semantic/vectors.py). The
+limit is a process-wide setting, so one count for the whole process (every index's lock)
+sets it when the first query comes in and restores it when the last one leaves: per-query
+or per-lock limits would restore one another out of order. It covers the BLAS libraries
+loaded when it is set (listing them takes about 0.5 ms), not only those loaded at import.
 """
 
 from __future__ import annotations
@@ -20,31 +22,53 @@ from typing import Any
 from threadpoolctl import ThreadpoolController
 
 
+class _OneBlasThread:
+    """Process-wide: BLAS at one thread while anyone holds it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._limit: Any = None
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        with self._lock:
+            if not self._holders:
+                self._limit = ThreadpoolController().limit(limits=1, user_api="blas")
+            self._holders += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._holders -= 1
+                if not self._holders:
+                    self._limit.restore_original_limits()
+                    self._limit = None
+
+
+ONE_BLAS_THREAD = _OneBlasThread()
+
+
 class ScanLock:
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._readers = 0
         self._writing = False
         self._writers_waiting = 0
-        self._blas = ThreadpoolController()
-        self._limit: Any = None
 
     @contextmanager
     def reading(self) -> Iterator[None]:
         with self._changed:
             while self._writing or self._writers_waiting:
                 self._changed.wait()
-            if not self._readers:
-                self._limit = self._blas.limit(limits=1, user_api="blas")
             self._readers += 1
         try:
-            yield
+            with ONE_BLAS_THREAD.held():
+                yield
         finally:
             with self._changed:
                 self._readers -= 1
                 if not self._readers:
-                    self._limit.restore_original_limits()
-                    self._limit = None
                     self._changed.notify_all()
 
     @contextmanager
