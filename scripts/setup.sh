@@ -38,6 +38,17 @@ if ! command -v uv >/dev/null; then
     || python3 -m pip install --quiet --break-system-packages uv
   export PATH="$HOME/.local/bin:$PATH"
 fi
+npm_pid=""
+if $want_test; then
+  if ! command -v npm >/dev/null; then
+    say "installing Node.js and npm"; apt_install nodejs npm
+  fi
+  # npm ci runs beside uv sync and the Pyodide wheels: neither needs the other (about 10 s
+  # of a fresh clone's setup each).
+  say "Node tools (npm ci: Miniflare, wrangler, Pyodide, Node 22), beside the Python setup"
+  npm ci --no-audit --no-fund --loglevel=error &
+  npm_pid=$!
+fi
 if $want_embed; then
   say "Python dependencies with the local embedder (uv sync --group embed)"
   uv sync --frozen --quiet --group embed
@@ -45,15 +56,10 @@ else
   say "Python dependencies (uv sync)"
   uv sync --frozen --quiet
 fi
-
 if $want_test; then
-  if ! command -v npm >/dev/null; then
-    say "installing Node.js and npm"; apt_install nodejs npm
-  fi
-  say "Node tools (npm ci: Miniflare, wrangler, Pyodide, Node 22)"
-  npm ci --no-audit --no-fund --loglevel=error
   say "Pyodide wheels at uv.lock's versions (.pyodide-wheels/; skipped when current)"
   uv run --frozen --no-sync python scripts/pyodide_wheels.py
+  wait "$npm_pid" || { echo "setup.sh: npm ci failed" >&2; exit 1; }
   if ! command -v chromium >/dev/null; then
     say "installing chromium (headless browser tests)"; apt_install chromium
   fi
