@@ -43,9 +43,9 @@ if $want_test; then
   if ! command -v npm >/dev/null; then
     say "installing Node.js and npm"; apt_install nodejs npm
   fi
-  # npm ci runs beside uv sync and the Pyodide wheels: neither needs the other (about 10 s
-  # of a fresh clone's setup each).
-  say "Node tools (npm ci: Miniflare, wrangler, Pyodide, Node 22), beside the Python setup"
+  # npm ci runs beside uv sync: neither needs the other. The Pyodide wheels need both (the
+  # lock file of the npm package pyodide, and Python).
+  say "Node tools (npm ci: Miniflare, wrangler, Pyodide, Node 22), beside uv sync"
   npm ci --no-audit --no-fund --loglevel=error &
   npm_pid=$!
 fi
@@ -57,9 +57,9 @@ else
   uv sync --frozen --quiet
 fi
 if $want_test; then
+  wait "$npm_pid" || { echo "setup.sh: npm ci failed" >&2; exit 1; }
   say "Pyodide wheels at uv.lock's versions (.pyodide-wheels/; skipped when current)"
   uv run --frozen --no-sync python scripts/pyodide_wheels.py
-  wait "$npm_pid" || { echo "setup.sh: npm ci failed" >&2; exit 1; }
   if ! command -v chromium >/dev/null; then
     say "installing chromium (headless browser tests)"; apt_install chromium
   fi
