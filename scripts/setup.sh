@@ -48,6 +48,8 @@ if $want_test; then
   say "Node tools (npm ci: Miniflare, wrangler, Pyodide, Node 22), beside uv sync"
   npm ci --no-audit --no-fund --loglevel=error &
   npm_pid=$!
+  # A failed uv sync ends the script: npm ci must not go on writing node_modules after it.
+  trap '[[ -n "$npm_pid" ]] && kill "$npm_pid" 2>/dev/null' EXIT
 fi
 if $want_embed; then
   say "Python dependencies with the local embedder (uv sync --group embed)"
@@ -58,6 +60,8 @@ else
 fi
 if $want_test; then
   wait "$npm_pid" || { echo "setup.sh: npm ci failed" >&2; exit 1; }
+  npm_pid=""
+  trap - EXIT
   say "Pyodide wheels at uv.lock's versions (.pyodide-wheels/; skipped when current)"
   uv run --frozen --no-sync python scripts/pyodide_wheels.py
   if ! command -v chromium >/dev/null; then
