@@ -20,7 +20,14 @@ it holds, duplicates removed, before it is scored):
 - auto_hit: automatic recall injected a turn the question rests on;
 - auto_shown: a turn the question rests on is on any line of the Recall block, a hit's
   neighbouring turns included (worker/recall/neighbours.py): what the model was shown;
-- auto_fpr: of the cross-sample questions, the share that got anything injected.
+- auto_fpr: of the cross-sample questions, the share that got anything injected;
+- hit_evidence_share, shown_evidence_share: of all the evidence turns of a bucket's
+  questions, the share the injected hits hold (as auto_hit counts them) and the share on
+  any line of the block (as auto_shown does).
+
+A hit holds only the turns its block entry writes (shared/block/envelope.py: a turn the
+budget leaves out is not one it covers), so every figure of automatic recall counts what
+the model is shown.
 """
 
 from __future__ import annotations
@@ -54,7 +61,9 @@ K = 10
 COLUMNS = ("turn_ndcg@10", "turn_recall@10", "unit_ndcg@10", "unit_recall@10",
            "pointer_ndcg@10", "auto_hit", "auto_shown", "auto_fpr")
 # A ratio of two columns' sums over a bucket: (name, numerator, denominator).
-RATIOS = (("pointer_ratio", "pointer_ndcg@10", "unit_ndcg@10"),)
+RATIOS = (("pointer_ratio", "pointer_ndcg@10", "unit_ndcg@10"),
+          ("hit_evidence_share", "hit_evidence", "evidence"),
+          ("shown_evidence_share", "shown_evidence", "evidence"))
 
 
 def turns(hits: Sequence[Hit]) -> list[str]:
@@ -68,15 +77,21 @@ def turns(hits: Sequence[Hit]) -> list[str]:
 def figures(q: Query, ranked: Sequence[Hit], injection: Injection) -> dict[str, float]:
     if not q.judgments:
         return {"auto_fp": float(bool(injection.hits))}
-    shown = turns(ranked)
+    listed = turns(ranked)
+    evidence = {t for t, g in q.judgments.items() if g >= 1}
+    held = evidence.intersection(turns(injection.hits))
+    shown = evidence.intersection(injection.shown or ())
     return {
-        "turn_ndcg@10": ndcg_at(shown, q.judgments, K),
-        "turn_recall@10": recall_at(shown, q.judgments, K),
+        "turn_ndcg@10": ndcg_at(listed, q.judgments, K),
+        "turn_recall@10": recall_at(listed, q.judgments, K),
         "unit_ndcg@10": ndcg_at(credited(ranked, q.judgments), q.judgments, K),
         "unit_recall@10": covered_recall_at(ranked, q.judgments, K),
         "pointer_ndcg@10": ndcg_at(pointed(ranked), q.judgments, K),
-        "auto_hit": float(any(q.judgments.get(t, 0) >= 1 for t in turns(injection.hits))),
-        "auto_shown": float(any(q.judgments.get(t, 0) >= 1 for t in injection.shown or ())),
+        "auto_hit": float(bool(held)),
+        "auto_shown": float(bool(shown)),
+        "hit_evidence": float(len(held)),
+        "shown_evidence": float(len(shown)),
+        "evidence": float(len(evidence)),
     }
 
 

@@ -136,16 +136,18 @@ def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
         excerpt = shorten(neutralise(cut.snippet or cut.text), min(limit, room))
         entry = [header, _quoted(EXCERPT_LEAD, excerpt)]
         used += len(header) + 1 + _line_cost(EXCERPT_LEAD, excerpt)
+        # A turn the block has no room for is not one the hit covers: the unit's other
+        # turn (the owner's question or Mallory's reply), and the turns of the adjacent
+        # unit it brings (shared/rank/partners.py), which come before the turns around
+        # any hit.
+        held: list[str] = []
         for lead, text in ((ASKED_LEAD, cand.message.asked), (REPLY_LEAD, cand.message.reply)):
             room = BLOCK_CHAR_BUDGET - used - _line_cost(lead, "")
             if text and room >= MIN_EXCERPT_CHARS:
                 quoted = shorten(neutralise(text), min(EXCERPT_CHARS, room))
                 entry.append(_quoted(lead, quoted))
                 used += _line_cost(lead, quoted)
-        # The adjacent unit the hit brings (shared/rank/partners.py) is part of it: its
-        # turns come before the turns around any hit, and a turn that does not fit is no
-        # longer one the hit covers.
-        held: list[str] = []
+                held.extend(_other_turn(cand))
         for turn in cand.message.partner:
             lead = AROUND_LEADS[(turn.before, turn.role)]
             room = BLOCK_CHAR_BUDGET - used - _line_cost(lead, "")
@@ -154,7 +156,7 @@ def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
                 entry.append(_quoted(lead, quoted))
                 used += _line_cost(lead, quoted)
                 held.append(turn.id)
-        cand = _partner_shown(cand, held)
+        cand = _as_shown(cand, held)
         entries.append(entry)
         injected.append(Injected(n=n, candidate=cand, excerpt=excerpt,
                                  standing=standing_label(cand, numbers)))
@@ -180,9 +182,16 @@ def _build(candidates: Sequence[Candidate]) -> tuple[str, list[Injected]]:
     return "\n".join(lines), injected
 
 
-def _partner_shown(cand: Candidate, held: Sequence[str]) -> Candidate:
-    """`cand` with only the partner turns the block shows."""
-    dropped = {t.id for t in cand.message.partner} - set(held)
+def _other_turn(cand: Candidate) -> tuple[str, ...]:
+    """The id of a unit's turn besides the one its hit points at (none for a note)."""
+    partner = {t.id for t in cand.message.partner}
+    return tuple(i for i in cand.identity.covers[1:2] if i not in partner)
+
+
+def _as_shown(cand: Candidate, held: Sequence[str]) -> Candidate:
+    """`cand` covering only the turns the block shows (its own first one always: its
+    excerpt is written), with only the partner turns it shows."""
+    dropped = ({t.id for t in cand.message.partner} | set(_other_turn(cand))) - set(held)
     if not dropped:
         return cand
     return replace(cand, identity=replace(cand.identity, covers=tuple(

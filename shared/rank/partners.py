@@ -8,7 +8,9 @@ LoCoMo samples 0–4 (owner's view, lexical) 184 of the 688 answerable questions
 recall missed had their best-ranked relevant unit turned away by the adjacent unit of its
 own conversation (README, "The gate's confidence"). Here the better of two adjacent
 retrieved units takes the other along: one hit, in the better one's place and with its
-scores, showing both units' turns, weighed on the query terms either holds.
+scores, showing both units' turns, weighed on the query terms either holds. A hit takes
+one such unit on each side: Mallory's question may sit in the unit before it and the
+owner's follow-up in the unit after it.
 """
 
 from __future__ import annotations
@@ -55,41 +57,56 @@ def adjacent(a: Candidate, b: Candidate) -> bool:
             and abs(sa - sb) <= ADJACENT_TURNS)
 
 
-def _joined(host: Candidate, partner: Candidate, terms: Sequence[Term]) -> Candidate:
-    before = (partner.message.seq or 0) < (host.message.seq or 0)
+def _side(host: Candidate, partner: Candidate) -> bool:
+    """Whether `partner` comes before `host` in their conversation."""
+    return (partner.message.seq or 0) < (host.message.seq or 0)
+
+
+def _joined(host: Candidate, partners: Sequence[Candidate], terms: Sequence[Term]
+            ) -> Candidate:
+    """`host` with its partners (one on each side at most) as part of itself."""
     covers = host.identity.covers or (host.identity.id,)
-    extra = tuple(i for i in partner.identity.covers or (partner.identity.id,)
-                  if i not in covers)
     shown = host.presentation
-    held = matched_terms(terms, [shown.text, *(v for _, v in shown.fields)]) | matched_terms(
-        terms, [partner.presentation.text])
-    return replace(host, identity=replace(host.identity, covers=covers + extra),
+    held = matched_terms(terms, [shown.text, *(v for _, v in shown.fields)])
+    turns: list[Turn] = []
+    for partner in sorted(partners, key=lambda p: p.message.seq or 0):
+        covers += tuple(i for i in partner.identity.covers or (partner.identity.id,)
+                        if i not in covers)
+        held |= matched_terms(terms, [partner.presentation.text])
+        turns.extend(unit_turns(partner, _side(host, partner)))
+    return replace(host, identity=replace(host.identity, covers=covers),
                    presentation=replace(shown, terms=held),
-                   message=replace(host.message, partner=unit_turns(partner, before)))
+                   message=replace(host.message, partner=tuple(turns)))
 
 
 def with_partners(candidates: Sequence[Candidate], terms: Sequence[Term]
                   ) -> tuple[list[Candidate], list[Joined]]:
-    """The candidates with each conversation unit's adjacent retrieved unit, if it ranks
-    below it and is no other's partner yet, joined to it (at most one partner a hit), and
-    the units so joined. `terms`: the query as searched (a joined hit matches what either
-    unit holds)."""
+    """The candidates with each conversation unit's adjacent retrieved units, if they rank
+    below it and are no other's partner yet, joined to it (at most one on each side: the
+    exchange can run over either edge), and the units so joined. `terms`: the query as
+    searched (a joined hit matches what any of its units holds)."""
     order = sorted(range(len(candidates)), key=lambda i: -candidates[i].scores.final)
     host_of: dict[int, int] = {}
-    free: dict[str, list[int]] = {}  # per conversation, its units that may still host
+    # Per conversation, its units that may still host, each with the sides it has free.
+    free: dict[str, dict[int, set[bool]]] = {}
     for i in order:
         cand = candidates[i]
         if cand.identity.kind != "message" or cand.message.seq is None:
             continue
-        hosts = free.setdefault(cand.identity.group, [])
-        host = next((h for h in hosts if adjacent(candidates[h], cand)), None)
+        hosts = free.setdefault(cand.identity.group, {})
+        host = next((h for h, sides in hosts.items() if adjacent(candidates[h], cand)
+                     and _side(candidates[h], cand) in sides), None)
         if host is None:
-            hosts.append(i)
+            hosts[i] = {True, False}
         else:
             host_of[i] = host
-            hosts.remove(host)
+            hosts[host].discard(_side(candidates[host], cand))
     if not host_of:
         return list(candidates), []
-    joined = {h: _joined(candidates[h], candidates[p], terms) for p, h in host_of.items()}
+    brought: dict[int, list[int]] = {}
+    for p, h in host_of.items():
+        brought.setdefault(h, []).append(p)
+    joined = {h: _joined(candidates[h], [candidates[p] for p in ps], terms)
+              for h, ps in brought.items()}
     kept = [joined.get(i, c) for i, c in enumerate(candidates) if i not in host_of]
     return kept, [Joined(candidates[p], joined[h]) for p, h in host_of.items()]

@@ -293,12 +293,14 @@ def judge(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge,
     limit."""
     pool, joins = partnered(candidates, policy, gauge)
     ranked, weighed = _weighed(pool, policy, gauge)
-    joined = {j.host.identity.unit: j for j in joins}
+    joined: dict[str, list[Joined]] = {}
+    for j in joins:
+        joined.setdefault(j.host.identity.unit, []).append(j)
     most = limit or policy.max_hits
     out: list[Decision] = []
     chosen = rank = 0
     for i, (cand, taken) in enumerate(ranked):
-        if (j := joined.get(cand.identity.unit)) is not None:
+        for j in joined.get(cand.identity.unit, ()):
             out.append(Decision(j.partner, Verdict(False, "partnered", (
                 cand.identity.id, cand.scores.final)), None, False))
         if taken is not None:

@@ -69,6 +69,13 @@ def test_a_hit_shows_turns_each_scored_once() -> None:
     # A hit on msg:b whose block line also shows the turn after it, the evidence msg:c.
     around = locomo.figures(q, ranked, Injection([("msg:b",)], shown=("msg:b", "msg:c")))
     assert (around["auto_hit"], around["auto_shown"]) == (0.0, 1.0)
+    # Of the 2 + 2 evidence turns of these two questions, the first one's hits hold one
+    # (its block was not built) and the second one's block shows one.
+    both = locomo.bucket([got, around])
+    assert (both["hit_evidence_share"], both["shown_evidence_share"]) == (0.25, 0.25)
+    full = locomo.figures(q, ranked, Injection([("msg:b", "msg:c")],
+                                               shown=("msg:a", "msg:b", "msg:c")))
+    assert locomo.bucket([full, around])["shown_evidence_share"] == 0.75
     assert locomo.figures(Query("n", "x", "cross_sample", {}), ranked,
                           Injection([("msg:b",)])) == {"auto_fp": 1.0}
 

@@ -10,6 +10,7 @@ from shared.block.envelope import (
     EXCERPT_CHARS,
     EXCERPT_LEAD,
     INDENT,
+    REPLY_LEAD,
     build_recall_block,
     excerpt_chars,
     with_excerpts,
@@ -81,8 +82,11 @@ def test_a_joined_partner_unit_is_part_of_its_hit_and_what_does_not_fit_is_not_c
                          covers=(f"m{i}", f"r{i}", f"p{i}"), snippet="x " * 170,
                          reply="y " * 200, partner=(Turn(f"p{i}", "user", "z " * 200, False),))
                for i in range(3)]
-    _, injected = build_recall_block(crowded)
+    block, injected = build_recall_block(crowded)
     assert len(injected) == 3
     assert injected[0].candidate.identity.covers == ("m0", "r0", "p0")
-    assert injected[-1].candidate.identity.covers == ("m2", "r2")
+    # The last one's partner turns and its own reply find no room: it covers its own
+    # message only, the one turn of it the block shows.
+    assert len(_lines(block, REPLY_LEAD)) == 2
+    assert injected[-1].candidate.identity.covers == ("m2",)
     assert injected[-1].candidate.message.partner == ()

@@ -54,6 +54,24 @@ def test_units_apart_of_other_conversations_or_notes_are_not_joined() -> None:
         assert with_partners(pool, QUERY.terms) == (pool, [])
 
 
+def test_a_hit_brings_one_partner_on_each_side_in_conversation_order() -> None:
+    before = unit("q1", "a1", 1, 0.5, "We went to the shelter.", "Which breed?")
+    host = unit("q3", "a3", 3, 0.8, "A border collie puppy.", "Clever breed!")
+    after = unit("q5", "a5", 5, 0.6, "We adopted her on Sunday.", "Congratulations!")
+    again = unit("q4", "a4", 4, 0.55, "She is nine weeks old.", "So young!")
+    kept, joined = with_partners([after, before, host, again], QUERY.terms)
+    assert [k.identity.id for k in kept] == ["q3", "q4"]  # one unit a side: q4 hosts itself
+    [hit] = [k for k in kept if k.identity.id == "q3"]
+    assert hit.identity.covers == ("q3", "a3", "q1", "a1", "q5", "a5")
+    assert [(t.id, t.before) for t in hit.message.partner] == [
+        ("q1", True), ("a1", True), ("q5", False), ("a5", False)]
+    assert '"adopt"' in hit.presentation.terms and '"shelter"' in hit.presentation.terms
+    assert sorted(j.partner.identity.id for j in joined) == ["q1", "q5"]
+    decisions = judge([after, before, host], AUTOMATIC, gauge(text=QUERY.text))
+    assert [(d.candidate.identity.id, d.verdict.rule) for d in decisions][:2] == [
+        ("q5", "partnered"), ("q1", "partnered")]
+
+
 def test_a_hit_brings_one_partner_and_a_partner_hosts_none() -> None:
     third = unit("q5", "a5", 5, 0.5, "She chews the shelter blanket.", "Try a toy.")
     kept, joined = with_partners([ASKED, ANSWERED, third], QUERY.terms)
