@@ -9,9 +9,8 @@ from typing import Any
 import httpx
 
 from shared.rank.confidence_models import LEXICAL
-from shared.rank.policy import EXPLICIT, REASONS
+from shared.rank.policy import REASONS
 from tests.conftest import DAY_MS, NOW_MS, note, sync
-from worker.corpora.notes import NOTES
 
 BOILER = note("Home/Boiler.md", "The boiler service is every October; the engineer is "
               "Dario, and the filter was replaced in 2025.", title="Boiler")
@@ -145,18 +144,15 @@ async def test_a_deleted_note_is_missing_because_it_was_deleted(
 
 async def test_a_unit_ranked_below_the_rows_read_is_beyond_the_candidates(
         client: httpx.AsyncClient) -> None:
-    # Search ranks EXPLICIT.pool(1) hits' worth of rows (fetch_per_hit each), whatever
-    # the limit: the weak note ranks after all of them.
-    logs = EXPLICIT.pool(1) * NOTES.fetch_per_hit
     notes = [note(f"Log/Day {i:02}.md", "boiler boiler boiler pressure check " * 3,
-                  title=f"Boiler log {i:02}") for i in range(logs)]
+                  title=f"Boiler log {i:02}") for i in range(8)]
     weak = note("Misc/Aside.md", "A long note about many things. " * 40 + "boiler.",
                 title="Aside")
     await sync(client, *notes, weak)
     got = (await client.get("/api/inspect/missing", params={
         "q": "boiler", "limit": "1", "vault": "Life", "path": "Misc/Aside.md"})).json()
     assert (got["status"], got["rule"]) == ("absent", "beyond_candidates"), got
-    assert got["unit"]["lexical_rank"] == logs + 1 and got["unit"]["matching"] == logs + 1
+    assert got["unit"]["lexical_rank"] == 9 and got["unit"]["matching"] == 9
     assert got["unit"]["matched_terms"] == ["boiler"]
 
 
