@@ -131,3 +131,14 @@ class Corpus:
     # what bounds its standing before it is built (worker/recall/depth.py). None:
     # standing's floor and ceiling bound it.
     signals: Callable[[Row, SearchQuery], Signals] | None = None
+    # Its units lend their neighbours a share of their score (shared/rank/adjacency.py),
+    # so a search reads at least `Filters.pool` hits' worth of its rows (`rows_read`).
+    lends: bool = False
+
+
+def rows_read(corpus: Corpus, filters: Filters) -> int:
+    """The rows of `corpus` a search with `filters` ranks: `fetch_per_hit` per hit
+    wanted, and for a corpus that lends, per hit of the pool whatever the limit, so a
+    short list is the head of the same ranking (its units' neighbours still lend)."""
+    hits = max(filters.limit, filters.pool if corpus.lends else 0, 1)
+    return hits * corpus.fetch_per_hit

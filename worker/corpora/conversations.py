@@ -292,4 +292,4 @@ MESSAGES = Corpus(
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,
                         judged=_judged),
-    hit=kinds.MESSAGE, holds_the_query=True, vector=VECTORS, signals=_signals)
+    hit=kinds.MESSAGE, holds_the_query=True, vector=VECTORS, signals=_signals, lends=True)

@@ -20,6 +20,8 @@ class Filters:
     # vault: `source` alone decides whether they are searched.
     vault: str | None = None
     limit: int = 10  # hits wanted per corpus (before grouping and the gate)
+    # Hits' worth of rows a corpus that lends reads at least (Corpus.lends, rows_read).
+    pool: int = 0
     exclude_message_ids: tuple[str, ...] = ()
     conversation_id: str | None = None
     exclude_recent_turns: int = 0

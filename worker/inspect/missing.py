@@ -18,7 +18,9 @@ from typing import Any
 from shared.api.errors import BadRequest
 from shared.text.matcher import matched_terms
 from worker.corpora import registry
+from worker.corpora.base import rows_read
 from worker.corpora.conversations import MESSAGE_COLUMNS
+from worker.corpora.filters import Filters
 from worker.corpora.notes import NOTE_COLUMNS
 from worker.db import Database
 from worker.db.port import Value
@@ -84,10 +86,10 @@ class Missing:
     args: tuple[object, ...] = field(default=(), repr=False)
 
 
-async def why_missing(db: Database, trace: Trace, target: Target, rows_read: int,
+async def why_missing(db: Database, trace: Trace, target: Target, read: Filters,
                       question_id: str | None = None) -> Missing:
-    """`rows_read`: the rows of each corpus the search read (Filters.limit × the corpus's
-    fetch_per_hit); `question_id`: the answer's question, for an answer's trace."""
+    """`read`: the filters' depth the search read each corpus to (rows_read);
+    `question_id`: the answer's question, for an answer's trace."""
     found = [e for e in trace.entries if same(target.kind, target.id, target.vault,
                                               e.candidate)]
     if found:
@@ -104,7 +106,7 @@ async def why_missing(db: Database, trace: Trace, target: Target, rows_read: int
         return _absent(target, "no_query_term",
                        (", ".join(" ".join(t.tokens) for t in trace.query.terms),),
                        label=label)
-    reads = rows_read * registry.by_kind(target.kind).fetch_per_hit
+    reads = rows_read(registry.by_kind(target.kind), read)
     if unit.lexical_rank > reads:
         return _absent(target, "beyond_candidates", (unit.lexical_rank, unit.matching, reads),
                        unit=unit, label=label)

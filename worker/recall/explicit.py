@@ -54,8 +54,10 @@ async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter =
                  zone: Zone = UTC_ZONE) -> ExplicitResult:
     """`vault`: only that vault's notes (by name); every vault when None. A time the query
     names restricts it to that time (worker/recall/timeframe.py), unless nothing there is
-    found: then it is searched as typed."""
-    filters = Filters(source=source, vault=vault, limit=limit)
+    found: then it is searched as typed. A conversation's rows are ranked
+    `policy.candidates` hits deep whatever `limit` (worker/corpora/base.rows_read)."""
+    filters = Filters(source=source, vault=vault, limit=limit,
+                      pool=policy.candidates)
     scope = scope_of(text, Mode.EXPLICIT, now_ms, zone)
     if scope is not None:
         result = await _result(db, scope.query, await within(db, scope, filters, now_ms, mode),

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from shared.text.sanitiser import SearchQuery
 from worker.corpora import registry
-from worker.corpora.base import Corpus
+from worker.corpora.base import Corpus, rows_read
 from worker.corpora.filters import Filters
 from worker.db.planned import Planned, StatementKey
 from worker.db.port import MAX_BOUND_PARAMETERS, MAX_COMPOUND_SELECT
@@ -49,7 +49,7 @@ def plan(query: SearchQuery, filters: Filters,
     for corpus in registry.corpora() if corpora is None else corpora:
         if not filters.wants(corpus.name):
             continue
-        rows = max(filters.limit, 1) * corpus.fetch_per_hit
+        rows = rows_read(corpus, filters)
         statements.append(Planned(hits_key(corpus),
                                   corpus.ranked_sql if ranked else corpus.search_sql,
                                   corpus.params(query.match, rows, filters)))

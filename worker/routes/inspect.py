@@ -14,8 +14,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from shared.api.errors import BadRequest
-from shared.rank.policy import AUTOMATIC
+from shared.rank.policy import AUTOMATIC, EXPLICIT
 from worker.config import Runtime
+from worker.corpora.filters import Filters
 from worker.http import json_ok, runtime
 from worker.inspect.answer import AnswerTrace, answer_trace
 from worker.inspect.missing import Target, why_missing
@@ -79,10 +80,12 @@ async def inspect_missing(request: Request) -> JSONResponse:
     if subject == "q":
         # `vault` names the target's vault here, not a filter of the search.
         trace, args = await _search(request, rt, vault_filter=False)
-        missing = await why_missing(rt.db, trace, target, args.limit)
+        missing = await why_missing(rt.db, trace, target,
+                                    Filters(limit=args.limit, pool=EXPLICIT.candidates))
         return json_ok(missing_response(missing, trace, "search", rt.now_ms()))
     answer = await _answer(request, rt, request.query_params["answer"][:MAX_ID_CHARS])
-    missing = await why_missing(rt.db, answer.trace, target, AUTOMATIC.candidates,
+    missing = await why_missing(rt.db, answer.trace, target,
+                                Filters(limit=AUTOMATIC.candidates),
                                 question_id=answer.question.id)
     return json_ok(missing_response(missing, answer.trace, "answer", rt.now_ms(), answer))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from local.sqlite_db import SqliteDatabase
-from shared.rank.policy import ADJACENT_SHARE
+from shared.rank.policy import ADJACENT_SHARE, EXPLICIT
 from tests.conftest import DAY_MS, NOW_MS
 from worker.recall.explicit import search
 from worker.store import chats
@@ -42,3 +42,28 @@ async def test_the_answer_beside_a_strong_match_ranks_over_a_better_unit_elsewhe
     assert beside.scores.adjacent == pytest.approx(ADJACENT_SHARE * first.scores.own)
     assert elsewhere.scores.adjacent == 0.0
     assert beside.scores.final < first.scores.final
+
+
+async def test_a_short_list_is_the_head_of_the_same_ranking(db: SqliteDatabase) -> None:
+    """The limit cuts the list; the pool ranked is EXPLICIT.candidates hits deep, so the
+    neighbour that lends a unit its share is there even when it ranks past the limit."""
+    then = NOW_MS - 30 * DAY_MS
+    for i in range(EXPLICIT.candidates):
+        # Each conversation: a weak match, then the best match of its own, so that every
+        # weak unit borrows from a neighbour.
+        cid = f"c{i}"
+        await chats.create_conversation(db, cid, then - i * DAY_MS, cid)
+        for j, (role, text) in enumerate((
+                ("user", f"Thinking about the garden shed, day {i}."),
+                ("assistant", "Sounds good."),
+                ("user", "The shed roof leaks onto the garden tools again " + "and " * i),
+                ("assistant", "Time for new felt on the shed roof."))):
+            await chats.append_message(db, cid, role, text, then - i * DAY_MS + j,
+                                       message_id=f"{cid}-{j}")
+    full = await search(db, "shed roof garden", NOW_MS, source="messages",
+                        limit=EXPLICIT.candidates)
+    short = await search(db, "shed roof garden", NOW_MS, source="messages", limit=3)
+    assert len(full.found.candidates) > EXPLICIT.candidates
+    assert len(short.found.candidates) == len(full.found.candidates)
+    assert [h.identity.id for h in short.hits] == [h.identity.id for h in full.hits[:3]]
+    assert any(h.scores.adjacent > 0 for h in full.hits)
