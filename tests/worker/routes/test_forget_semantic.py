@@ -17,6 +17,7 @@ import pytest
 
 from local.sqlite_db import SqliteDatabase
 from tests.conftest import NOW_MS, note, sync
+from tests.e2e.conftest import SEMANTIC_BUDGET_S
 from tests.worker.recall.test_modes import DIMS, answer, concept_vector
 from tests.worker.semantic.fake_vectorize import FakeVectorize
 from tests.worker.semantic.fake_workers_ai import FakeWorkersAI
@@ -43,8 +44,10 @@ def semantic(request: pytest.FixtureRequest, runtime: Runtime
     vectors = FakeVectorize(DIMS)
     edge = edge_semantics(FakeWorkersAI(answer=answer), vectors)
     tasks: list[Coroutine[Any, Any, Any]] = []
+    # The test checks what the vectors find; under a loaded suite the default budget timed
+    # the search out and stepped it down to lexical (semantic_timeout).
     runtime.semantics = Semantics(edge.embedder, edge.index, edge.reranker,
-                                  source="workers-ai")
+                                  source="workers-ai", budget_s=SEMANTIC_BUDGET_S)
     runtime.settings = replace(runtime.settings, retrieval_mode=request.param)
     runtime.schedule, runtime.index_notes_inline = tasks.append, True
     yield vectors, tasks
