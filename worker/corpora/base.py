@@ -103,11 +103,12 @@ class Corpus:
     # The search statement's parameters: (MATCH expression, rows wanted, filters).
     params: Callable[[str, int, Filters], tuple[Value, ...]]
     # A gated search in two passes (worker/recall/lexical.py): `ranked_sql` (same
-    # parameters) ranks without reading a row; `rows_sql` reads the rows it keeps, bound
-    # by `rows_params` from the ranked rowids in order, each with whether it is kept.
+    # parameters, the same rows) ranks, each row with its rowid `rid`, `bm25`, its group
+    # and timestamp columns, what `signals` reads and `related`, but not its text;
+    # `rows_sql` reads the whole rows (as `search_sql` has them) of the rowids it keeps,
+    # ?1 a JSON array of them, in that order.
     ranked_sql: str
     rows_sql: str
-    rows_params: Callable[[Sequence[tuple[int, bool]], Filters], tuple[Value, ...] | None]
     # The timeline (worker/recall/timeline.py): the rows dated within the filters' window,
     # newest first, each with `by_day` (dated to a day of it, not only an instant), bound
     # by `timeline_params(filters, rows)`.

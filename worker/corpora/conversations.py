@@ -130,23 +130,31 @@ ORDER BY ranked.bm25
 
 
 def ranked_sql(columns: Mapping[str, float]) -> str:
-    """The first pass of a gated search: search_sql's ranking alone, with its parameters
-    (?3–?5, the exclusions, are unused here: SQLite counts parameters up to the highest
-    number, so one parameter list binds both)."""
-    return f"SELECT rid, bm25 FROM ({_ranked(columns)}\n)"
-
-
-# The second pass: the units the first pass ranked and kept, in its order, with the
-# exclusions. ?1 a JSON array of rowids, ?2–?4 the exclusions.
-ROWS_SQL = f"""
-WITH ranked AS (SELECT value AS rid, key AS pos FROM json_each(?1))
-SELECT {UNIT_COLUMNS}, ranked.rid,
-       {UNIT_TEXTS}
+    """The first pass of a gated search (worker/recall/lexical.py): search_sql's ranking,
+    with its parameters and the same rows (the exclusions applied), each with what bounds
+    its score (its conversation, its time) and not its text."""
+    return f"""
+WITH ranked AS ({_ranked(columns)}
+)
+SELECT ranked.rid, ranked.bm25, u.conversation_id, u.created_at
 FROM ranked
 JOIN conversation_units AS u ON u.rid = ranked.rid
 JOIN conversations AS c ON c.id = u.conversation_id
-WHERE {exclusions_sql(2)}
-ORDER BY ranked.pos
+WHERE {exclusions_sql(3)}
+ORDER BY ranked.bm25
+"""
+
+
+# The second pass: the units the first pass keeps, in its order (?1 a JSON array of their
+# rowids; the first pass applied the exclusions).
+ROWS_SQL = f"""
+WITH kept AS (SELECT value AS rid, key AS pos FROM json_each(?1))
+SELECT {UNIT_COLUMNS}, kept.rid,
+       {UNIT_TEXTS}
+FROM kept
+JOIN conversation_units AS u ON u.rid = kept.rid
+JOIN conversations AS c ON c.id = u.conversation_id
+ORDER BY kept.pos
 """
 
 # The timeline: units written within a window, newest first. ?1 ?2 the window (UTC ms),
@@ -249,14 +257,6 @@ def _params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
             *filters.window_params(days=False))
 
 
-def _rows_params(ranked: Sequence[tuple[int, bool]], filters: Filters
-                 ) -> tuple[Value, ...] | None:
-    kept = [rid for rid, keep in ranked if keep]
-    if not kept:
-        return None  # nothing to read: no statement
-    return (json.dumps(kept), *exclusion_params(filters))
-
-
 def _timeline_params(filters: Filters, rows: int) -> tuple[Value, ...]:
     return (*filters.window_params(days=False), *exclusion_params(filters),
             _padded(rows, filters))
@@ -287,7 +287,7 @@ MESSAGES = Corpus(
     group_column="conversation_id", timestamp_column="created_at",
     # A conversation often has several matching units: fetch more, keep the best.
     fetch_per_hit=3, search_sql=search_sql(MESSAGE_COLUMNS), params=_params,
-    ranked_sql=ranked_sql(MESSAGE_COLUMNS), rows_sql=ROWS_SQL, rows_params=_rows_params,
+    ranked_sql=ranked_sql(MESSAGE_COLUMNS), rows_sql=ROWS_SQL,
     timeline_sql=TIMELINE_SQL, timeline_params=_timeline_params,
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,

@@ -97,29 +97,42 @@ ORDER BY ranked.bm25
 """
 
 
+# What bounds a section's score before it is built (worker/recall/lexical.py): its group,
+# its date, what `_signals` reads (role, status, name keys, and the names they are made
+# of when a note has none stored), and `related`.
+NOTE_BOUND_SELECT = """SELECT ranked.rid, ranked.bm25, n.vid || ':' || n.path AS note_key,
+       n.note_date, n.note_type, n.status, n.role, n.name_keys, n.title, n.name, n.aliases,
+       (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
+        OR EXISTS (SELECT 1 FROM note_relations AS r
+                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related"""
+
+
 def ranked_sql(columns: Mapping[str, float]) -> str:
-    """The first pass of a gated search (worker/recall/lexical.py): search_sql's ranking
-    alone, with its parameters: the rowid and bm25() of each section, no row read."""
-    return f"SELECT rid, bm25 FROM ({_ranked(columns)}\n)"
-
-
-# The second pass: the rows of the sections the first pass ranked, in its order. ?1 a JSON
-# array of [rowid, keep] in that order; a row not kept is read only if its note has
-# relations (the gate's bundles take a retrieved partner's candidate). The bm25() values
-# stay with the caller (no round trip through JSON text).
-ROWS_SQL = f"""
-WITH ranked AS (
-    SELECT json_extract(value, '$[0]') AS rid, json_extract(value, '$[1]') AS keep,
-           key AS pos FROM json_each(?1)
+    """The first pass of a gated search (worker/recall/lexical.py): search_sql's ranking,
+    with its parameters and the same rows, each with what bounds its score
+    (NOTE_BOUND_SELECT) and not its text."""
+    return f"""
+WITH ranked AS ({_ranked(columns)}
 )
-SELECT * FROM (
-{NOTE_ROW_SELECT}, ranked.rid, ranked.keep, ranked.pos
+{NOTE_BOUND_SELECT}
 FROM ranked
 JOIN note_sections AS s ON s.rid = ranked.rid
 JOIN vault_notes AS n ON n.rid = s.note_rid
-JOIN vaults AS v ON v.vid = n.vid)
-WHERE keep OR related
-ORDER BY pos
+JOIN vaults AS v ON v.vid = n.vid
+ORDER BY ranked.bm25
+"""
+
+
+# The second pass: the rows of the sections the first pass keeps, in its order (?1 a JSON
+# array of their rowids). The bm25() values stay with the caller.
+ROWS_SQL = f"""
+WITH kept AS (SELECT value AS rid, key AS pos FROM json_each(?1))
+{NOTE_ROW_SELECT}, kept.rid
+FROM kept
+JOIN note_sections AS s ON s.rid = kept.rid
+JOIN vault_notes AS n ON n.rid = s.note_rid
+JOIN vaults AS v ON v.vid = n.vid
+ORDER BY kept.pos
 """
 
 # The timeline: notes dated within a window, newest first, a note's start standing for
@@ -196,9 +209,16 @@ def _facts(row: Row, identity: bool = False) -> Signals:
                    status=normal_status(row["status"]), conversation=kinds.NOTE.conversation)
 
 
+def _names(row: Row) -> tuple[tuple[str, str], ...]:
+    """The fields a note is named by (shared/knowledge/standing.NAME_FIELDS)."""
+    return (("title", str(row["title"])), ("file name", str(row["name"])),
+            ("aliases", str(row["aliases"])))
+
+
 def _signals(row: Row, query: SearchQuery) -> Signals:
+    """Of a ranked row (NOTE_BOUND_SELECT) as of a whole one."""
     stored = names.read(row.get("name_keys"))
-    return _facts(row, named(query, stored, _fields(row) if stored is None else ()))
+    return _facts(row, named(query, stored, _names(row) if stored is None else ()))
 
 
 def _candidate(row: Row, s: Scoring) -> Candidate:
@@ -226,13 +246,6 @@ def _candidate(row: Row, s: Scoring) -> Candidate:
 
 def _params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
     return (match, rows, filters.vault, *filters.window_params(days=True))
-
-
-def _rows_params(ranked: Sequence[tuple[int, bool]], filters: Filters
-                 ) -> tuple[Value, ...] | None:
-    """Every ranked section, marked kept or not: one not kept is still read when its note
-    has relations (ROWS_SQL)."""
-    return (json.dumps([[rid, int(keep)] for rid, keep in ranked]),) if ranked else None
 
 
 def _timeline_params(filters: Filters, rows: int) -> tuple[Value, ...]:
@@ -263,7 +276,7 @@ NOTES = Corpus(
     columns=NOTE_COLUMNS, group_column="note_key", timestamp_column="note_date",
     # A note often has several matching sections: fetch more, keep the best.
     fetch_per_hit=3, search_sql=search_sql(NOTE_COLUMNS), params=_params,
-    ranked_sql=ranked_sql(NOTE_COLUMNS), rows_sql=ROWS_SQL, rows_params=_rows_params,
+    ranked_sql=ranked_sql(NOTE_COLUMNS), rows_sql=ROWS_SQL,
     timeline_sql=TIMELINE_SQL, timeline_params=_timeline_params,
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,

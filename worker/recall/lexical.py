@@ -3,6 +3,7 @@ one relevance scale (shared.rank.scoring), with the typo step when the query nee
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -48,43 +49,49 @@ class Searched:
     rows: Rows
     stats: Stats  # as if the query's own message were not indexed
     raw: Stats  # as FTS5's bm25() counted them
+    # The rows are whole (one pass); else each is what bounds its score (a gated search's
+    # first pass, Corpus.ranked_sql) and `read` fetches those to build.
+    whole: bool = True
 
 
 async def _search(db: Database, query: SearchQuery, filters: Filters,
-                  corpora: Sequence[Corpus], floor: Mapping[str, float] | None = None
-                  ) -> Searched:
-    """One batch: each corpus's rows, ranked, and the statistics. With a score floor, two:
-    the ranking and the statistics first, then the rows only of what may pass (`floor`
-    raises a corpus's ceiling, see `retrieve`)."""
-    if not filters.score_floor:
-        rows = await run(db, plan(query, filters, corpora))
-        return _searched(rows, filters)
-    first = _searched(await run(db, plan(query, filters, corpora, ranked=True)), filters)
-    limits = ceilings(query, first.stats)
-    planned, bm25 = [], {}
-    for corpus in corpora:
-        key = hits_key(corpus)
-        if key not in first.rows:
-            continue
-        ceiling = max(limits[corpus.name], (floor or {}).get(corpus.name, 0.0))
-        most = _most_correction(query, first, corpus)
-        ranked = [(int(r["rid"]), _may_pass(relevance(float(r["bm25"]), ceiling), most,
-                                            MAX_BOOST, filters)) for r in first.rows[key]]
-        bm25[key] = {int(r["rid"]): r["bm25"] for r in first.rows[key]}
-        params = corpus.rows_params(ranked, filters) if any(k for _, k in ranked) else None
-        if params is not None:
-            planned.append(Planned(key, corpus.rows_sql, params))
-    read = await run(db, planned)
-    rows = dict(first.rows)
-    for key in bm25:
-        rows[key] = [{**r, "bm25": bm25[key][int(r["rid"])]} for r in read.get(key, ())]
-    return Searched(rows, first.stats, first.raw)
-
-
-def _searched(rows: Rows, filters: Filters) -> Searched:
-    raw = collect(rows)
+                  corpora: Sequence[Corpus]) -> Searched:
+    """One batch: each corpus's rows, ranked, and the statistics. With a score floor, the
+    ranked rows only, each with what bounds its score: `read` then fetches the rows of
+    what may reach the gate."""
+    gated = bool(filters.score_floor)
+    raw = collect(rows := await run(db, plan(query, filters, corpora, ranked=gated)))
     return Searched(rows, without_query_message(raw) if filters.query_text_is_indexed
-                    else raw, raw)
+                    else raw, raw, whole=not gated)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A row ranked and bounded, not yet a candidate: its relevance before the
+    self-match correction (the correction's `factors` are kept per corpus), its recency
+    and timestamp."""
+
+    corpus: Corpus
+    row: Row
+    base: float
+    boost: float
+    ts: int
+    factors: dict[frozenset[str], float]
+
+
+async def read(db: Database, rows: Sequence[Ranked]) -> list[Ranked]:
+    """The ranked rows, whole: the second pass of a gated search (one batch; nothing is
+    sent when nothing is kept). A row deleted in between is left out."""
+    rids: dict[str, list[int]] = {}
+    corpora: dict[str, Corpus] = {}
+    for r in rows:
+        rids.setdefault(r.corpus.name, []).append(int(r.row["rid"]))
+        corpora[r.corpus.name] = r.corpus
+    found = await run(db, [Planned(hits_key(c), c.rows_sql, (json.dumps(rids[name]),))
+                           for name, c in corpora.items()])
+    whole = {(key[1], int(w["rid"])): w for key, got in found.items() for w in got}
+    return [replace(r, row=w) for r in rows
+            if (w := whole.get((r.corpus.name, int(r.row["rid"])))) is not None]
 
 
 def _corrected(base: float, row: Row, query: SearchQuery, found: Searched, corpus: Corpus,
@@ -115,14 +122,8 @@ def _ratios(query: SearchQuery, found: Searched, corpus: Corpus) -> list[float]:
             for t in query.terms]
 
 
-def _most_correction(query: SearchQuery, found: Searched, corpus: Corpus) -> float:
-    """The largest self-match correction a row of `corpus` can get."""
-    return max([1.0, *_ratios(query, found, corpus)])
-
-
 # Below the floor by more than rounding: a row this close to it is built.
 _FLOOR_MARGIN = 1e-9
-MAX_BOOST = recency_boost(0, 0)  # recency's most: a unit dated now
 
 
 def _may_pass(base: float, most: float, boost: float, filters: Filters) -> bool:
@@ -132,13 +133,13 @@ def _may_pass(base: float, most: float, boost: float, filters: Filters) -> bool:
             >= filters.score_floor)
 
 
-def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
-          now_ms: int, floor: Mapping[str, float] | None = None,
-          filters: Filters | None = None, typed: SearchQuery | None = None
-          ) -> tuple[list[Candidate], Cut | None]:
-    """The rows as candidates, and what the gate's depth left out of them; `floor` raises
-    a corpus's ceiling (see `retrieve`); `typed`: the query as typed, which standing is
-    judged on (default `query`).
+def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
+           now_ms: int, floor: Mapping[str, float] | None = None,
+           filters: Filters | None = None, typed: SearchQuery | None = None
+           ) -> tuple[list[Ranked], Cut | None]:
+    """The rows to make candidates of, and what the gate's depth left out of them; `floor`
+    raises a corpus's ceiling (see `retrieve`); `typed`: the query as typed, which standing
+    is judged on (default `query`).
 
     With `filters.score_floor`, a row whose best possible score (its relevance with the
     largest correction, its recency, the standing ceiling) is below it is not built: the
@@ -148,9 +149,7 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
     (worker/recall/depth.py). A row of a note with relations is always built: the gate's
     bundles take a retrieved partner's candidate (worker/recall/together.py)."""
     limits = ceilings(query, found.stats)
-    weights = term_idfs(query, found.stats)
-    asks = addressed(query.text)
-    rows: list[tuple[Corpus, Row, float, float, int, dict[frozenset[str], float]]] = []
+    rows: list[Ranked] = []
     bounds: list[Bounds] = []
     weighs = filters.standing if filters and filters.depth else None
     for corpus in corpora:
@@ -168,22 +167,37 @@ def score(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
             related = bool(row.get("related"))
             if filters and not related and not _may_pass(base, most, boost, filters):
                 continue
-            rows.append((corpus, row, base, boost, ts, factors))
+            rows.append(Ranked(corpus, row, base, boost, ts, factors))
             if weighs is not None:
                 low, high = span(corpus.signals(row, typed or query), weighs) \
                     if corpus.signals else (weighs.floor, weighs.ceiling)
                 bounds.append(Bounds((corpus.kind, str(row[corpus.group_column])),
                                      min(base * least, 1.0) * boost * low,
                                      min(base * most, 1.0) * boost * high, related))
-    build, left = cut(bounds, filters.depth) if filters and bounds else (
-        list(range(len(rows))), None)
-    scored = []
-    for i in build:
-        c, r, base, boost, ts, factors = rows[i]
-        scored.append(c.to_candidate(r, Scoring(
-            _corrected(base, r, query, found, c, factors), boost, ts, str(r[c.group_column]),
-            query.terms, weights.get(c.name, {}), asks)))
-    return scored, left
+    if not (filters and bounds):
+        return rows, None
+    build, left = cut(bounds, filters.depth)
+    return [rows[i] for i in build], left
+
+
+def built(query: SearchQuery, found: Searched, rows: Sequence[Ranked]) -> list[Candidate]:
+    """The whole rows as candidates."""
+    weights = term_idfs(query, found.stats)
+    asks = addressed(query.text)
+    return [r.corpus.to_candidate(r.row, Scoring(
+        _corrected(r.base, r.row, query, found, r.corpus, r.factors), r.boost, r.ts,
+        str(r.row[r.corpus.group_column]), query.terms, weights.get(r.corpus.name, {}), asks))
+        for r in rows]
+
+
+async def score(db: Database, query: SearchQuery, found: Searched,
+                corpora: Sequence[Corpus], now_ms: int,
+                floor: Mapping[str, float] | None = None, filters: Filters | None = None,
+                typed: SearchQuery | None = None) -> tuple[list[Candidate], Cut | None]:
+    """The rows as candidates (`ranked`, then, after a gated first pass, `read`), and what
+    the gate's depth left out of them."""
+    rows, left = ranked(query, found, corpora, now_ms, floor, filters, typed)
+    return built(query, found, rows if found.whole else await read(db, rows)), left
 
 
 async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: int,
@@ -199,7 +213,7 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
         return LexicalResult(query=query)
     corpora = registry.corpora() if corpora is None else corpora
     searched = await _search(db, query, filters, corpora)
-    first, left = score(query, searched, corpora, now_ms, filters=filters)
+    first, left = await score(db, query, searched, corpora, now_ms, filters=filters)
     found = typo.suspects(query, known_stems(searched.stats))
     if not found.words:
         return LexicalResult(query=query, candidates=first, idf=term_idfs(query, searched.stats),
@@ -210,12 +224,13 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
                              docs=sizes(searched.stats), cut=left)
     # What the query as typed found, every row of it (`first` may lack the rows that
     # could not pass): the corrected search's other hits are fuzzy.
-    typed = score(query, await _search(db, query, replace(filters, score_floor=0.0), corpora),
-                  corpora, now_ms)[0] if filters.score_floor else first
+    typed = (await score(db, query, await _search(db, query, replace(filters, score_floor=0.0),
+                                                  corpora), corpora, now_ms))[0] \
+        if filters.score_floor else first
     strict = {(c.identity.kind, c.identity.group, c.identity.id) for c in typed}
     as_typed = ceilings(query, searched.stats)
-    again = await _search(db, corrected, filters, corpora, as_typed)
-    scored, left = score(corrected, again, corpora, now_ms, as_typed, filters, query)
+    again = await _search(db, corrected, filters, corpora)
+    scored, left = await score(db, corrected, again, corpora, now_ms, as_typed, filters, query)
     candidates = [c if (c.identity.kind, c.identity.group, c.identity.id) in strict
                   else replace(c, presentation=replace(c.presentation, fuzzy=True))
                   for c in scored]

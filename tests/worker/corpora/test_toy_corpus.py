@@ -4,7 +4,6 @@ over HTTP and the Recall block serve it with no other file changed."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -94,12 +93,6 @@ def _params(match: str, rows: int, filters: Filters) -> tuple[Value, ...]:
     return (match, rows, *filters.window_params(days=False))
 
 
-def _rows_params(ranked: Sequence[tuple[int, bool]], filters: Filters
-                 ) -> tuple[Value, ...] | None:
-    kept = [rid for rid, keep in ranked if keep]
-    return (json.dumps(kept),) if kept else None
-
-
 def _no_keys(keys: Sequence[Any]) -> tuple[Value, ...]:
     return ()
 
@@ -108,8 +101,10 @@ BOOKMARKS = Corpus(
     name="bookmarks", kind="bookmark", fts_table="bookmarks_fts",
     df_table="bookmarks_df", columns=COLUMNS, group_column="id",
     timestamp_column="saved_at", fetch_per_hit=1, search_sql=SEARCH_SQL, params=_params,
-    ranked_sql=f"SELECT rid, bm25 FROM ({RANKED})", rows_sql=ROWS_SQL,
-    rows_params=_rows_params, timeline_sql=TIMELINE_SQL,
+    ranked_sql=f"""WITH ranked AS ({RANKED})
+SELECT ranked.rid, ranked.bm25, b.id, b.saved_at FROM ranked
+JOIN bookmarks AS b ON b.rid = ranked.rid ORDER BY ranked.bm25""", rows_sql=ROWS_SQL,
+    timeline_sql=TIMELINE_SQL,
     timeline_params=lambda filters, rows: (*filters.window_params(days=False), rows),
     to_candidate=_candidate, match_texts=_texts,
     # Bookmarks take no feedback: no candidate names a judged key, so no statement runs.

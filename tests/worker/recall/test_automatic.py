@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
 
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, lexical_pass_floor
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
+from worker.corpora.notes import NOTES
+from worker.db.port import Result, Statement
 from worker.recall.automatic import automatic_recall, candidates, decide, gate, gated
 from worker.recall.modes import gauge
 from worker.store import chats
@@ -120,13 +124,32 @@ WEAK = {"Misc/w0.md", "Misc/w1.md", "Misc/w2.md"}
 UNBOUNDED = replace(AUTOMATIC, depth=0)  # the candidates as the depth bound had none
 
 
+class Reads:
+    """The real database, keeping the rowids each second pass of a search reads."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+        self.rids: list[int] = []
+
+    def prepare(self, sql: str) -> Statement:
+        return self.db.prepare(sql)
+
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
+        self.rids += [rid for s in statements if s.sql == NOTES.rows_sql
+                      for rid in json.loads(str(s.params[0]))]
+        return await self.db.batch(statements)
+
+
 async def test_groups_sure_to_rank_after_the_gate_depth_are_not_made_candidates(
         db: SqliteDatabase) -> None:
     """The weak notes could reach the lexical floor, but ten notes are sure to score above
-    all they can: they are left out, and the gate decides the same on all it weighs."""
+    all they can: they are left out, and the gate decides the same on all it weighs. The
+    search reads the text of only the rows it builds."""
     await add_notes(db, *COMPOST)
     text = "is the compost heap turning?"
-    found, _ = await candidates(db, text, NOW_MS)
+    reads = Reads(db)
+    found, _ = await candidates(reads, text, NOW_MS)
+    assert len(reads.rids) == len(set(reads.rids)) == len(found.candidates)
     every, _ = await candidates(db, text, NOW_MS, policy=UNBOUNDED)
     assert {c.identity.id for c in every.candidates} >= WEAK
     assert {c.identity.id for c in found.candidates} == \
