@@ -85,10 +85,15 @@ def search_sql(columns: Mapping[str, float]) -> str:
     vault's hits are never crowded out by another's. No snippet() here: it re-runs the
     MATCH per row and tokenizes the whole column, which cost more than the ranking itself
     (bench.latency); shared.text.snippets cuts snippets for the final hits."""
+    return _over_ranked(columns, f"{NOTE_ROW_SELECT}, ranked.bm25")
+
+
+def _over_ranked(columns: Mapping[str, float], select: str) -> str:
+    """`select` over the ranked sections (search_sql's CTE), joined to their notes."""
     return f"""
 WITH ranked AS ({_ranked(columns)}
 )
-{NOTE_ROW_SELECT}, ranked.bm25
+{select}
 FROM ranked
 JOIN note_sections AS s ON s.rid = ranked.rid
 JOIN vault_notes AS n ON n.rid = s.note_rid
@@ -111,16 +116,7 @@ def ranked_sql(columns: Mapping[str, float]) -> str:
     """The first pass of a gated search (worker/recall/lexical.py): search_sql's ranking,
     with its parameters and the same rows, each with what bounds its score
     (NOTE_BOUND_SELECT) and not its text."""
-    return f"""
-WITH ranked AS ({_ranked(columns)}
-)
-{NOTE_BOUND_SELECT}
-FROM ranked
-JOIN note_sections AS s ON s.rid = ranked.rid
-JOIN vault_notes AS n ON n.rid = s.note_rid
-JOIN vaults AS v ON v.vid = n.vid
-ORDER BY ranked.bm25
-"""
+    return _over_ranked(columns, NOTE_BOUND_SELECT)
 
 
 # The second pass: the rows of the sections the first pass keeps, in its order (?1 a JSON
