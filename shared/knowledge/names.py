@@ -14,7 +14,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from shared.api.errors import QueryTooLong
-from shared.text.sanitiser import Mode, build_query
+from shared.text.porter import stem
+from shared.text.sanitiser import Mode, term_tokens
+from shared.text.tokenizer import normalize_query
 
 # The first line of the stored form: keys made by another version of this function (a
 # changed sanitiser or stemmer) are not trusted, the fields are read again.
@@ -31,11 +33,15 @@ def key_of(stems: Iterable[tuple[str, ...]]) -> str:
 @lru_cache(maxsize=8_192)
 def name_key(name: str) -> str:
     """A name's key; none for a name past the query limit once normalised (NFKC can
-    lengthen a 500-character title past it): no query can state it."""
+    lengthen a 500-character title past it): no query can state it. The terms of
+    build_query(name, Mode.AUTOMATIC), stemmed as Term.stems, without building the query:
+    a first push keys three names a note (0.36 → 0.20 s of CPU at 10,000 notes,
+    bench.sync)."""
     try:
-        return key_of(t.stems for t in build_query(name, Mode.AUTOMATIC).terms)
+        terms, _ = term_tokens(normalize_query(name), Mode.AUTOMATIC)
     except QueryTooLong:
         return ""
+    return key_of(tuple(stem(w) for w in t) for t in terms)
 
 
 def keys_of(values: Iterable[str]) -> frozenset[str]:

@@ -81,16 +81,39 @@ def _dropped(token: str, mode: Mode, drop: frozenset[str]) -> bool:
     return len(token) < 2 and not token.isdigit()
 
 
-def _chunk_terms(chunk: str, mode: Mode, drop: frozenset[str]) -> list[Term]:
+def _chunk_terms(chunk: str, mode: Mode, drop: frozenset[str]) -> list[tuple[str, ...]]:
+    """The tokens of each term of one chunk."""
+    if chunk.isascii() and chunk.isalnum():
+        # One plain word, the usual chunk: what the steps below make of it, without them
+        # (no apostrophe to strip, one token, ASCII folds by lower-casing).
+        word = chunk.lower()
+        return [] if _dropped(word, mode, drop) else [(word,)]
     if chunk[0] in "#@":
         words = tokens(chunk)
-        return [Term(tuple(words))] if words else []
+        return [tuple(words)] if words else []
     chunk = _CONTRACTION.sub("", chunk)
     chunk = _APOSTROPHE.sub("", chunk)  # "don't" has been handled; "O'Brien" → obrien
     words = tokens(chunk)
     if len(words) > 1:
-        return [Term(tuple(words))]
-    return [Term((w,)) for w in words if not _dropped(w, mode, drop)]
+        return [tuple(words)]
+    return [(w,) for w in words if not _dropped(w, mode, drop)]
+
+
+def term_tokens(text: str, mode: Mode, drop: frozenset[str] = frozenset()
+                ) -> tuple[list[tuple[str, ...]], bool]:
+    """The tokens of each term of normalised `text`, in order, each once, at most
+    MAX_TERMS, and whether the last ends the text: what build_query makes its terms of,
+    without them (shared/knowledge/names.py keys every name of every synced note)."""
+    terms: list[tuple[str, ...]] = []
+    seen: set[tuple[str, ...]] = set()
+    last_term_ends_text = False
+    for match in _CHUNK.finditer(text):
+        for term in _chunk_terms(match.group(0), mode, drop):
+            if term not in seen and len(terms) < MAX_TERMS:
+                seen.add(term)
+                terms.append(term)
+                last_term_ends_text = match.end() == len(text)
+    return terms, last_term_ends_text
 
 
 # Cached: automatic recall sanitises a message twice (the feedback key, the search); the
@@ -101,15 +124,8 @@ def build_query(text: str, mode: Mode = Mode.EXPLICIT,
     """Sanitise chat text into a SearchQuery. Raises QueryTooLong over the length limit.
     `drop`: more words to leave out (a query that names a time: stopwords.TIME_META)."""
     text = normalize_query(text)
-    terms: list[Term] = []
-    seen: set[tuple[str, ...]] = set()
-    last_term_ends_text = False
-    for match in _CHUNK.finditer(text):
-        for term in _chunk_terms(match.group(0), mode, drop):
-            if term.tokens not in seen and len(terms) < MAX_TERMS:
-                seen.add(term.tokens)
-                terms.append(term)
-                last_term_ends_text = match.end() == len(text)
+    found, last_term_ends_text = term_tokens(text, mode, drop)
+    terms = [Term(t) for t in found]
     if last_term_ends_text and mode is Mode.EXPLICIT:
         last = terms[-1]
         if len(last.tokens) == 1 and len(last.tokens[0]) >= MIN_PREFIX_CHARS:

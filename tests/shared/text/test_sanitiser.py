@@ -10,8 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shared.api.errors import QueryTooLong
-from shared.text.sanitiser import Mode, build_query
-from shared.text.tokenizer import MAX_QUERY_CHARS, normalize
+from shared.text.sanitiser import (
+    _APOSTROPHE,
+    _CHUNK,
+    _CONTRACTION,
+    Mode,
+    _chunk_terms,
+    _dropped,
+    build_query,
+)
+from shared.text.tokenizer import MAX_QUERY_CHARS, normalize, tokens
 
 HOSTILE = [
     '"', '""', '"unterminated', "'", "*", "**", "^", "-", "+", ":", "(", ")", "()", "(((",
@@ -125,3 +133,23 @@ def test_over_long_text_is_a_clear_error() -> None:
     with pytest.raises(QueryTooLong, match="2000"):
         build_query("word " * (MAX_QUERY_CHARS // 4))
     build_query("w" * MAX_QUERY_CHARS)  # exactly at the limit is fine
+
+
+def _general_chunk_terms(chunk: str, mode: Mode) -> list[tuple[str, ...]]:
+    """The chunk steps without the plain-word shortcut, as they were before it."""
+    if chunk[0] in "#@":
+        words = tokens(chunk)
+        return [tuple(words)] if words else []
+    words = tokens(_APOSTROPHE.sub("", _CONTRACTION.sub("", chunk)))
+    if len(words) > 1:
+        return [tuple(words)]
+    return [(w,) for w in words if not _dropped(w, mode, frozenset())]
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet=st.sampled_from("aZ09_'’#@.:-é ĀΣ"), min_size=1, max_size=12)
+       | st.text(max_size=12))
+def test_the_plain_word_shortcut_makes_what_the_general_steps_make(text: str) -> None:
+    for chunk in [m.group(0) for m in _CHUNK.finditer(text)] + ["Kitchen", "THE", "a", "42"]:
+        for mode in Mode:
+            assert _chunk_terms(chunk, mode, frozenset()) == _general_chunk_terms(chunk, mode)
