@@ -13,8 +13,9 @@ number of pages it could not send, so /status shows every run, no-op runs includ
 from __future__ import annotations
 
 import contextlib
+import gc
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import httpx
@@ -89,6 +90,21 @@ def drift(state: State, contact: Contact, vault_id: str, url: str) -> str | None
         return (f"the Worker holds {held.notes} notes (checksum {held.checksum}), "
                 f"the hub state {notes} (checksum {checksum})")
     return None
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """While a run reads the vault and resolves its pages' relations: it keeps every page
+    (Plan.reads), and reading makes next to no cyclic garbage (26 objects for
+    bench.sync's 10,000 notes; reference counting frees the rest), so the cycle
+    collector's passes over the growing heap would find nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class Syncer:
@@ -188,7 +204,20 @@ class Syncer:
             state = reconciled(base, self.client.manifest(vault_id))
         state.vault, state.vault_id, state.url = self.vault_name, vault_id, self.client.url
         state.worker_id, state.folder = contact.worker_id, str(self.vault.resolve())
-        plan = self._plan(state)
+        # The pages are held until the run ends: read with the collector paused, then
+        # frozen, so that its later passes leave them out, and unfrozen at the end, so that
+        # any garbage among them is collected then. At 10,000 notes the collector's passes
+        # took 0.72 s of the first push's CPU, 0.09 s so (bench.sync).
+        with _collector_paused():
+            plan = self._plan(state)
+            gc.freeze()
+        try:
+            return self._push(plan, state, vault_id, contact, why, allow_mass_delete)
+        finally:
+            gc.unfreeze()
+
+    def _push(self, plan: Plan, state: State, vault_id: str, contact: Contact,
+              why: str | None, allow_mass_delete: bool) -> Summary:
         healed = self.summary.healed
         summary = self._summary(plan, vault_id)
         summary.reconciled, summary.healed = why, healed

@@ -3,6 +3,7 @@ the heartbeat and the manifest."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from hub.client import (
     WorkerClient,
     backoff_delay,
 )
+from hub.notes import Rejection
+from hub.reading import Page, Unstable, read_page
 from hub.sync import Syncer
 from shared.api.sync_payload import SyncBatch, SyncResult
 
@@ -114,6 +117,34 @@ def test_413_splits_the_batch(tmp_path: Path, client: WorkerClient) -> None:
     summary = Syncer(vault(tmp_path, 5), client, "V", tmp_path / "state").run()
     assert summary.sent == 5 and not summary.rejected
     assert sizes[0] == 5 and sum(accepted) == 5 and max(accepted) <= 2
+
+
+@respx.mock
+def test_the_pages_are_read_with_the_collector_paused_then_frozen_until_the_run_ends(
+        tmp_path: Path, client: WorkerClient) -> None:
+    collecting_while_read, frozen_while_sent = [], []
+
+    def reading(root: Path, path: str, now_ms: int) -> Page | Rejection | Unstable:
+        collecting_while_read.append(gc.isenabled())
+        return read_page(root, path, now_ms)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        frozen_while_sent.append(gc.get_freeze_count())
+        if len(frozen_while_sent) > 1:
+            return httpx.Response(401, json={"error": {"message": "token revoked"}})
+        return httpx.Response(200, json={**OK, "batch_id": json.loads(request.content)[
+            "batch_id"]})
+
+    respx.post(f"{URL}/vault/sync").mock(side_effect=handler)
+    fresh_worker()
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    syncer = Syncer(vault(tmp_path, 3), client, "V", tmp_path / "state", batch_items=2,
+                    read=reading)
+    with pytest.raises(AuthFailed):
+        syncer.run()  # the second batch is refused: the run ends with an error
+    assert collecting_while_read == [False] * 3
+    assert frozen_while_sent[0] > 0 and len(frozen_while_sent) == 2
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
 
 
 @respx.mock
