@@ -96,13 +96,15 @@ class SqliteDatabase:
         return BoundStatement(self, sql)
 
     def _run(self, stmt: BoundStatement, mode: str) -> Result:
-        check_d1_limits(stmt.sql, stmt.params)
+        """One statement, its D1 limits checked by the caller (once per statement: a
+        batch checks them all before it begins, and a refused one changes nothing)."""
         cursor = self._conn.execute(stmt.sql, stmt.params)
         rows = cursor.fetchall() if mode == "all" or cursor.description else []
         return Result(results=rows, changes=max(cursor.rowcount, 0),
                       last_row_id=cursor.lastrowid)
 
     async def execute(self, stmt: BoundStatement, mode: str) -> Result:
+        check_d1_limits(stmt.sql, stmt.params)
         return await self._retrying(lambda: self._run(stmt, mode))
 
     async def batch(self, statements: Sequence[Statement]) -> list[Result]:
