@@ -97,7 +97,9 @@ def _collector_paused() -> Iterator[None]:
     """While a run reads the vault and resolves its pages' relations: it keeps every page
     (Plan.reads), and reading makes next to no cyclic garbage (26 objects for
     bench.sync's 10,000 notes; reference counting frees the rest), so the cycle
-    collector's passes over the growing heap would find nothing."""
+    collector's passes over the growing heap would find nothing. Both are process-wide:
+    under `mallory serve --sync-vault` the server's thread shares them for a run's length,
+    and the garbage it makes meanwhile is collected after."""
     enabled = gc.isenabled()
     gc.disable()
     try:
