@@ -94,6 +94,11 @@ def _query_key(stems: frozenset[tuple[str, ...]]) -> str:
     return key_of(stems)
 
 
+def query_key(query: SearchQuery) -> str:
+    """The query's key as a note's names are keyed (shared/knowledge/names.py)."""
+    return _query_key(query.stems)
+
+
 def names(query: SearchQuery, cand: Candidate) -> bool:
     """Exact identity: the query's terms are exactly those of the note's title, file
     name or one alias ("kitchen renovation", "Kitchen reno"), whatever the case, accents,
@@ -105,7 +110,7 @@ def names(query: SearchQuery, cand: Candidate) -> bool:
 def named(query: SearchQuery, stored: frozenset[str] | None,
           fields: Sequence[tuple[str, str]]) -> bool:
     """`names` for a note whose name keys are `stored` (None: made from its `fields`)."""
-    wanted = frozenset(t.stems for t in query.terms)
+    wanted = query.stems
     if not wanted:
         return False
     keys = stored
