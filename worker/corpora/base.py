@@ -95,7 +95,10 @@ class Corpus:
     # FTS column → bm25() weight, in the FTS table's column order (bm25() takes the weights
     # positionally; tests/worker/corpora/test_registry.py pins the order to the migration).
     columns: Mapping[str, float]
-    group_column: str  # hits are de-duplicated per value of this column
+    # Hits are de-duplicated per value of this column; rows of two values never make
+    # candidates of one identity (the typo step reads the typed rows of the corrected
+    # rows' groups only, worker/recall/lexical.py).
+    group_column: str
     timestamp_column: str  # what recency is measured from
     # Rows fetched per requested hit: room for one-per-group de-duplication.
     fetch_per_hit: int
