@@ -80,10 +80,15 @@ def multiplier(signals: Signals, weights: StandingWeights = STANDING) -> float:
 
 
 @lru_cache(maxsize=1_024)
-def span(signals: Signals, weights: StandingWeights = STANDING) -> tuple[float, float]:
+def span(signals: Signals, weights: StandingWeights = STANDING, judged: bool = True
+         ) -> tuple[float, float]:
     """The least and the most the multiplier can be for a document with these signals,
-    whatever the owner's feedback (worker/recall/depth.py bounds a row's score with it
-    before the row is a candidate)."""
+    whatever the owner's feedback, or exactly, for a document the owner never `judged`
+    (worker/recall/depth.py bounds a row's score with it before the row is a
+    candidate)."""
+    if not judged:
+        exact = multiplier(signals, weights)
+        return exact, exact
     ends = [multiplier(replace(signals, feedback=f), weights)
             for f in (-weights.feedback, weights.feedback)]
     return min(ends), max(ends)

@@ -149,15 +149,16 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
     lexical gate can pass none of them (shared.rank.policy.lexical_pass_floor), and making
     their candidates was most of recall's Python time (bench.latency --profile). With
     `filters.depth` too, neither is a group sure to rank after that many others
-    (worker/recall/depth.py). A row of a note with relations is always built: the gate's
-    bundles take a retrieved partner's candidate (worker/recall/together.py)."""
+    (worker/recall/depth.py); a row the first pass reads as never `judged` is bounded
+    with no feedback (Corpus.ranked_sql). A row of a note with relations is always built:
+    the gate's bundles take a retrieved partner's candidate (worker/recall/together.py)."""
     limits = ceilings(query, found.stats)
     # Each row's Ranked fields: only the rows kept are made Ranked (at 100k messages +
     # 10k notes the depth leaves about 23 of 117, bench.latency).
     rows: list[tuple[Corpus, Row, float, float, int, dict[frozenset[str], float]]] = []
     bounds: list[Bounds] = []
     weighs = filters.standing if filters and filters.depth else None
-    judged = typed or query
+    as_typed = typed or query
     for corpus in corpora:
         key = hits_key(corpus)
         if key not in found.rows:
@@ -168,7 +169,7 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
         factors: dict[frozenset[str], float] = {}
         stamped, grouped, signals = corpus.timestamp_column, corpus.group_column, corpus.signals
         # A corpus's signals are shared objects (worker/corpora/): their spans, by identity.
-        spans: dict[Signals, tuple[float, float]] = {}
+        spans: dict[tuple[Signals, bool], tuple[float, float]] = {}
         for row in found.rows[key]:
             ts = int(row[stamped])
             boost = recency_boost(ts, now_ms)
@@ -181,10 +182,10 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
                 if signals is None:
                     low, high = weighs.floor, weighs.ceiling
                 else:
-                    held = signals(row, judged)
-                    ends = spans.get(held)
+                    held, judged = signals(row, as_typed), bool(row.get("judged", True))
+                    ends = spans.get((held, judged))
                     if ends is None:
-                        ends = spans[held] = span(held, weighs)
+                        ends = spans[held, judged] = span(held, weighs, judged)
                     low, high = ends
                 bounds.append(Bounds((corpus.kind, str(row[grouped])),
                                      min(base * least, 1.0) * boost * low,
