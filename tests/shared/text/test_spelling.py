@@ -22,6 +22,42 @@ def test_osa_distance() -> None:
     assert osa_distance("a", "abcdef", 2) == 3  # capped at limit + 1
 
 
+def plain_osa(a: str, b: str, limit: int) -> int:
+    """The recurrence as written in the textbook, with osa_distance's early exit: the
+    oracle osa_distance must equal value for value (limit + 1 once a row exceeds it)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def test_osa_distance_is_the_plain_recurrence() -> None:
+    # Random words over a small alphabet and their one-edit neighbours (swaps,
+    # substitutions, deletions), so that near pairs and transpositions are common.
+    rng = random.Random(5)
+    words = ["".join(rng.choice("abcde") for _ in range(rng.randint(0, 10)))
+             for _ in range(600)]
+    pairs = [(rng.choice(words), rng.choice(words)) for _ in range(3_000)]
+    for w in words:
+        if len(w) > 1:
+            i = rng.randrange(len(w) - 1)
+            pairs += [(w, w[:i] + w[i + 1] + w[i] + w[i + 2:]), (w, w[:i] + "x" + w[i + 1:]),
+                      (w, w[:i] + w[i + 1:])]
+    for a, b in pairs:
+        for limit in (0, 1, 2, 3):
+            assert osa_distance(a, b, limit) == plain_osa(a, b, limit), (a, b, limit)
+
+
 def test_beyond_only_prunes_pairs_over_the_limit() -> None:
     # The prune must never drop a term the distance would accept: random words over a
     # small alphabet, so that near pairs (transpositions, shared letters) are common.
