@@ -113,10 +113,13 @@ def best_correction(word: str, vocabulary: Iterable[tuple[str, int]]) -> str | N
     for term, docs in vocabulary:
         if term in (word, stemmed) or docs <= 0:
             continue
-        if beyond(word, term, limit) and beyond(stemmed, term, limit):
-            continue  # both distances exceed the limit: never chosen
+        # Both distances surely exceed the limit, or the best distance so far: never
+        # chosen (the distances were most of the typo step's Python, bench.latency).
+        bar = limit if best is None else min(limit, best[0])
+        if beyond(word, term, bar) and beyond(stemmed, term, bar):
+            continue
         typed = osa_distance(word, term, limit)
-        distance = min(typed, osa_distance(stemmed, term, limit))
+        distance = min(typed, typed if stemmed == word else osa_distance(stemmed, term, limit))
         key = (distance, typed, -docs, term)
         if distance <= limit and (best is None or key < best):
             best = key

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
+from shared.text.porter import stem
 from shared.text.spelling import (
     best_correction,
     beyond,
     corrected_term,
+    max_distance,
     osa_distance,
     prefix_range,
 )
@@ -72,6 +74,25 @@ def test_beyond_only_prunes_pairs_over_the_limit() -> None:
                 assert osa_distance(a, b, limit) > limit, (a, b, limit)
     assert pruned > 1_000  # it does prune
     assert not beyond("asnyc", "async", 1) and beyond("lisbon", "lemon", 1)
+
+
+def test_best_correction_is_the_closest_of_every_term() -> None:
+    # Pruning by the best distance so far chooses what weighing every term chooses.
+    rng = random.Random(11)
+
+    def every(word: str, vocab: list[tuple[str, int]]) -> str | None:
+        limit, stemmed = max_distance(word), stem(word)
+        keys = [(min(osa_distance(word, t, limit), osa_distance(stemmed, t, limit)),
+                 osa_distance(word, t, limit), -d, t) for t, d in vocab
+                if t not in (word, stemmed) and d > 0]
+        return min((k for k in keys if k[0] <= limit), default=(0, 0, 0, None))[3]
+
+    for _ in range(400):
+        word = "".join(rng.choice("abcdes") for _ in range(rng.randint(4, 10)))
+        vocab = [("".join(rng.choice("abcdes") for _ in range(rng.randint(3, 11))),
+                  rng.randint(0, 9)) for _ in range(60)]
+        vocab += [(word[:i] + word[i + 1:], rng.randint(1, 9)) for i in range(len(word))]
+        assert best_correction(word, vocab) == every(word, vocab), (word, vocab)
 
 
 def test_best_correction_prefers_typed_distance_then_frequency() -> None:
