@@ -14,7 +14,10 @@ the fused list shows even where nothing is injected; and the explicit search's r
 for the same text. Hybrid and adaptive use the local
 MiniLM for the query and random unit vectors for the units, as bench.latency does,
 without the chat-time latency guard (bench.system's budget): on a loaded machine a
-timeout would turn a query lexical, and the dump would depend on the load.
+timeout would turn a query lexical, and the dump would depend on the load. Set
+OPENBLAS_NUM_THREADS=1 for a semantic mode: the vector scan's threaded BLAS does not sum in
+the same order from run to run (at 10,000 messages two runs of the same code differed in the
+8th digit of a cosine; single-threaded they were byte-identical).
 """
 
 from __future__ import annotations

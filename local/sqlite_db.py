@@ -48,6 +48,14 @@ def _dict_row(cursor: sqlite3.Cursor, row: tuple) -> dict:
     return {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
 
 
+def _dict_rows(cursor: sqlite3.Cursor) -> list[dict]:
+    """The rows `_dict_row` makes, the column names read once for all of them: a row
+    factory reads them for each row (2.3 against 1.7 µs a row of a note's columns; recall
+    reads about 160 rows at 100k messages + 10k notes, bench.latency)."""
+    names = [col[0] for col in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
 class SqliteDatabase:
     """A D1-shaped database on a SQLite file (or ":memory:")."""
 
@@ -98,8 +106,11 @@ class SqliteDatabase:
     def _run(self, stmt: BoundStatement, mode: str) -> Result:
         """One statement, its D1 limits checked by the caller (once per statement: a
         batch checks them all before it begins, and a refused one changes nothing)."""
-        cursor = self._conn.execute(stmt.sql, stmt.params)
-        rows = cursor.fetchall() if mode == "all" or cursor.description else []
+        cursor = self._conn.cursor()
+        cursor.row_factory = None  # _dict_rows makes them
+        cursor.execute(stmt.sql, stmt.params)
+        rows = _dict_rows(cursor) if cursor.description \
+            else cursor.fetchall() if mode == "all" else []
         return Result(results=rows, changes=max(cursor.rowcount, 0),
                       last_row_id=cursor.lastrowid)
 

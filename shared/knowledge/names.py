@@ -55,6 +55,17 @@ def stored(values: Iterable[str]) -> str:
     return "\n".join([VERSION, *sorted(keys_of(values))])
 
 
+def holds(text: str | None, key: str) -> bool | None:
+    """Whether keys in the stored form hold `key` (as `read` would, without making the
+    set), or None when there are none of this version."""
+    if not text:
+        return None
+    version, _, keys = text.partition("\n")
+    if version != VERSION:
+        return None
+    return bool(key) and f"\n{key}\n" in f"\n{keys}\n"
+
+
 def read(text: str | None) -> frozenset[str] | None:
     """Keys in the stored form, or None when there are none of this version."""
     if not text:

@@ -80,10 +80,15 @@ def multiplier(signals: Signals, weights: StandingWeights = STANDING) -> float:
 
 
 @lru_cache(maxsize=1_024)
-def span(signals: Signals, weights: StandingWeights = STANDING) -> tuple[float, float]:
+def span(signals: Signals, weights: StandingWeights = STANDING, judged: bool = True
+         ) -> tuple[float, float]:
     """The least and the most the multiplier can be for a document with these signals,
-    whatever the owner's feedback (worker/recall/depth.py bounds a row's score with it
-    before the row is a candidate)."""
+    whatever the owner's feedback, or exactly, for a document the owner never `judged`
+    (worker/recall/depth.py bounds a row's score with it before the row is a
+    candidate)."""
+    if not judged:
+        exact = multiplier(signals, weights)
+        return exact, exact
     ends = [multiplier(replace(signals, feedback=f), weights)
             for f in (-weights.feedback, weights.feedback)]
     return min(ends), max(ends)
@@ -92,6 +97,11 @@ def span(signals: Signals, weights: StandingWeights = STANDING) -> tuple[float, 
 @lru_cache(maxsize=1_024)
 def _query_key(stems: frozenset[tuple[str, ...]]) -> str:
     return key_of(stems)
+
+
+def query_key(query: SearchQuery) -> str:
+    """The query's key as a note's names are keyed (shared/knowledge/names.py)."""
+    return _query_key(query.stems)
 
 
 def names(query: SearchQuery, cand: Candidate) -> bool:
@@ -105,7 +115,7 @@ def names(query: SearchQuery, cand: Candidate) -> bool:
 def named(query: SearchQuery, stored: frozenset[str] | None,
           fields: Sequence[tuple[str, str]]) -> bool:
     """`names` for a note whose name keys are `stored` (None: made from its `fields`)."""
-    wanted = frozenset(t.stems for t in query.terms)
+    wanted = query.stems
     if not wanted:
         return False
     keys = stored

@@ -319,6 +319,33 @@ async def test_a_gated_search_reads_only_the_rows_that_may_pass(port: Database) 
                               if c.identity.id in ("Garden/Compost.md", "m1")]
 
 
+async def test_the_typo_step_and_the_depth_bound_recall_on_d1(port: Database) -> None:
+    """Automatic recall's gated search with a misspelt word: the typo step reads the
+    typed and the corrected rows in one batch, the first pass reads whether a note was
+    judged (a judged note keeps the feedback's range), on D1 as on SQLite."""
+    from worker.recall.automatic import candidates
+
+    await store_notes(port, note("Baking/Sourdough.md", "sourdough starter: feed it daily"),
+                      note("Baking/Starter.md", "a starter jar, washed weekly"),
+                      note("Baking/Bread.md", "sourdough bread with a dark crust"),
+                      *(note(f"Misc/m{i}.md", f"unrelated note {i}") for i in range(5)))
+    await chats.create_conversation(port, "jar", NOW_MS - 10, "c1")
+    await chats.append_message(port, "c1", "user", "my sourdough loaf came out flat",
+                               NOW_MS - 10, message_id="flat")
+    await chats.append_message(port, "c1", "assistant", "see [1]", NOW_MS - 5,
+                               message_id="judging")
+    await port.prepare(
+        "INSERT INTO recall_feedback (message_rid, n, query_hash, judgment, note_rid,"
+        " created_at) SELECT m.rid, 1, 'another query', 'relevant', n.rid, ?2"
+        " FROM messages AS m, vault_notes AS n WHERE m.id = 'judging' AND n.path = ?1"
+    ).bind("Baking/Bread.md", NOW_MS - 5).run()
+    found, _ = await candidates(port, "sourdoguh starter?", NOW_MS)
+    assert found.lexical.corrections == {"sourdoguh": "sourdough"}
+    assert {(c.identity.id, c.presentation.fuzzy) for c in found.candidates} == {
+        ("Baking/Sourdough.md", False), ("Baking/Starter.md", False),
+        ("Baking/Bread.md", True), ("flat", True)}
+
+
 async def test_a_query_of_many_words_recalls_on_d1(port: Database) -> None:
     """D1 runs a compound SELECT of at most 5 terms: the document-count lookups of a query
     with more distinct words are chunked (a 6-word query was refused, and recall failed)."""

@@ -95,7 +95,10 @@ class Corpus:
     # FTS column → bm25() weight, in the FTS table's column order (bm25() takes the weights
     # positionally; tests/worker/corpora/test_registry.py pins the order to the migration).
     columns: Mapping[str, float]
-    group_column: str  # hits are de-duplicated per value of this column
+    # Hits are de-duplicated per value of this column; rows of two values never make
+    # candidates of one identity (the typo step reads the typed rows of the corrected
+    # rows' groups only, worker/recall/lexical.py).
+    group_column: str
     timestamp_column: str  # what recency is measured from
     # Rows fetched per requested hit: room for one-per-group de-duplication.
     fetch_per_hit: int
@@ -104,7 +107,9 @@ class Corpus:
     params: Callable[[str, int, Filters], tuple[Value, ...]]
     # A gated search in two passes (worker/recall/lexical.py): `ranked_sql` (same
     # parameters, the same rows) ranks, each row with its rowid `rid`, `bm25`, its group
-    # and timestamp columns, what `signals` reads and `related`, but not its text;
+    # and timestamp columns, what `signals` reads, `related` and optionally `judged`
+    # (false: the owner never judged its documents, so its feedback is none; absent: it
+    # may have any), but not its text;
     # `rows_sql` reads the whole rows (as `search_sql` has them) of the rowids it keeps,
     # ?1 a JSON array of them, in that order.
     ranked_sql: str

@@ -215,11 +215,20 @@ def _on_answer(row: Row, s: Scoring) -> bool:
                            s.idf, s.asks)
 
 
-def _signals(row: Row, query: SearchQuery) -> Signals:
-    """A unit has no name for the query to name (its candidate has no name fields)."""
-    standing = standing_of(str(row["conversation_id"]))
+def _signals_of(standing: Standing) -> Signals:
     return Signals(role=standing.knowledge_role, status=standing.status,
                    conversation=kinds.MESSAGE.conversation)
+
+
+# Made once: one Signals per standing makes the depth bound's lookup of its span an
+# identity match (worker/recall/lexical.py).
+_PAST_EXCHANGE_SIGNALS = _signals_of(PAST_EXCHANGE)
+_SIGNALS: Mapping[str, Signals] = {c: _signals_of(s) for c, s in _STANDINGS.items()}
+
+
+def _signals(row: Row, query: SearchQuery) -> Signals:
+    """A unit has no name for the query to name (its candidate has no name fields)."""
+    return _SIGNALS.get(str(row["conversation_id"]), _PAST_EXCHANGE_SIGNALS)
 
 
 def _texts(row: Row, terms: Sequence[Term]) -> tuple[str, ...]:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from shared.api.sync_payload import PATH_SEPARATOR
 from shared.block.citations import note_href, shorten
 from shared.knowledge import names
 from shared.knowledge.roles import normal_status, role_of
-from shared.knowledge.standing import Signals, named
+from shared.knowledge.standing import Signals, named, query_key
 from shared.rank import kinds
 from shared.rank.candidate import Candidate, Identity, NoteFacts, Presentation, Scores
 from shared.text.block_ids import best_block
@@ -104,12 +105,15 @@ ORDER BY ranked.bm25
 
 # What bounds a section's score before it is built (worker/recall/lexical.py): its group,
 # its date, what `_signals` reads (role, status, name keys, and the names they are made
-# of when a note has none stored), and `related`.
+# of when a note has none stored), `related`, and `judged`: the owner has judged the note
+# (one lookup in a partial index, migrations/0007), so a note never judged has no
+# feedback to bound.
 NOTE_BOUND_SELECT = """SELECT ranked.rid, ranked.bm25, n.vid || ':' || n.path AS note_key,
        n.note_date, n.note_type, n.status, n.role, n.name_keys, n.title, n.name, n.aliases,
        (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
         OR EXISTS (SELECT 1 FROM note_relations AS r
-                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related"""
+                   WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related,
+       EXISTS (SELECT 1 FROM recall_feedback AS f WHERE f.note_rid = n.rid) AS judged"""
 
 
 def ranked_sql(columns: Mapping[str, float]) -> str:
@@ -201,8 +205,16 @@ def _texts(row: Row, terms: Sequence[Term]) -> tuple[str, ...]:
 
 def _facts(row: Row, identity: bool = False) -> Signals:
     """Its role and status, as its candidate holds them."""
-    return Signals(identity=identity, role=role_of(row["note_type"], row["role"]),
-                   status=normal_status(row["status"]), conversation=kinds.NOTE.conversation)
+    return _facts_of(row["note_type"], row["role"], row["status"], identity)
+
+
+# Cached: a few combinations recur in every recall's rows, and one Signals per
+# combination makes the depth bound's lookup of its span an identity match
+# (worker/recall/lexical.py; bench.latency --profile at 100k messages + 10k notes).
+@lru_cache(maxsize=1_024)
+def _facts_of(note_type: object, role: object, status: object, identity: bool) -> Signals:
+    return Signals(identity=identity, role=role_of(note_type, role),
+                   status=normal_status(status), conversation=kinds.NOTE.conversation)
 
 
 def _names(row: Row) -> tuple[tuple[str, str], ...]:
@@ -213,8 +225,8 @@ def _names(row: Row) -> tuple[tuple[str, str], ...]:
 
 def _signals(row: Row, query: SearchQuery) -> Signals:
     """Of a ranked row (NOTE_BOUND_SELECT) as of a whole one."""
-    stored = names.read(row.get("name_keys"))
-    return _facts(row, named(query, stored, _names(row) if stored is None else ()))
+    held = names.holds(row.get("name_keys"), query_key(query))
+    return _facts(row, named(query, None, _names(row)) if held is None else held)
 
 
 def _candidate(row: Row, s: Scoring) -> Candidate:

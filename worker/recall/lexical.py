@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from shared.knowledge.standing import span
+from shared.knowledge.standing import Signals, span
 from shared.rank.candidate import Candidate
 from shared.rank.scoring import idf, recency_boost, relevance, term_df
 from shared.text.matcher import matched_in_each
@@ -79,19 +79,22 @@ class Ranked:
     factors: dict[frozenset[str], float]
 
 
-async def read(db: Database, rows: Sequence[Ranked]) -> list[Ranked]:
-    """The ranked rows, whole: the second pass of a gated search (one batch; nothing is
-    sent when nothing is kept). A row deleted in between is left out."""
-    rids: dict[str, list[int]] = {}
+async def read(db: Database, *lists: Sequence[Ranked]) -> list[list[Ranked]]:
+    """Each list of ranked rows, whole: the second pass of a gated search (one batch for
+    all of them; nothing is sent when nothing is kept). A row deleted in between is left
+    out."""
+    rids: dict[str, set[int]] = {}
     corpora: dict[str, Corpus] = {}
-    for r in rows:
-        rids.setdefault(r.corpus.name, []).append(int(r.row["rid"]))
+    for r in (r for rows in lists for r in rows):
+        rids.setdefault(r.corpus.name, set()).add(int(r.row["rid"]))
         corpora[r.corpus.name] = r.corpus
-    found = await run(db, [Planned(hits_key(c), c.rows_sql, (json.dumps(rids[name]),))
+    found = await run(db, [Planned(hits_key(c), c.rows_sql, (json.dumps(sorted(rids[name])),))
                            for name, c in corpora.items()])
     whole = {(key[1], int(w["rid"])): w for key, got in found.items() for w in got}
-    return [replace(r, row=w) for r in rows
-            if (w := whole.get((r.corpus.name, int(r.row["rid"])))) is not None]
+    # Made anew, not `replace`d: dataclasses.replace cost 3x a constructor call here.
+    return [[Ranked(r.corpus, w, r.base, r.boost, r.ts, r.factors) for r in rows
+             if (w := whole.get((r.corpus.name, int(r.row["rid"])))) is not None]
+            for rows in lists]
 
 
 def _corrected(base: float, row: Row, query: SearchQuery, found: Searched, corpus: Corpus,
@@ -146,12 +149,16 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
     lexical gate can pass none of them (shared.rank.policy.lexical_pass_floor), and making
     their candidates was most of recall's Python time (bench.latency --profile). With
     `filters.depth` too, neither is a group sure to rank after that many others
-    (worker/recall/depth.py). A row of a note with relations is always built: the gate's
-    bundles take a retrieved partner's candidate (worker/recall/together.py)."""
+    (worker/recall/depth.py); a row the first pass reads as never `judged` is bounded
+    with no feedback (Corpus.ranked_sql). A row of a note with relations is always built:
+    the gate's bundles take a retrieved partner's candidate (worker/recall/together.py)."""
     limits = ceilings(query, found.stats)
-    rows: list[Ranked] = []
+    # Each row's Ranked fields: only the rows kept are made Ranked (at 100k messages +
+    # 10k notes the depth leaves about 23 of 117, bench.latency).
+    rows: list[tuple[Corpus, Row, float, float, int, dict[frozenset[str], float]]] = []
     bounds: list[Bounds] = []
     weighs = filters.standing if filters and filters.depth else None
+    as_typed = typed or query
     for corpus in corpora:
         key = hits_key(corpus)
         if key not in found.rows:
@@ -160,24 +167,33 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
         ratios = _ratios(query, found, corpus) if filters else []
         most, least = max([1.0, *ratios]), min([1.0, *ratios])
         factors: dict[frozenset[str], float] = {}
+        stamped, grouped, signals = corpus.timestamp_column, corpus.group_column, corpus.signals
+        # A corpus's signals are shared objects (worker/corpora/): their spans, by identity.
+        spans: dict[tuple[Signals, bool], tuple[float, float]] = {}
         for row in found.rows[key]:
-            ts = int(row[corpus.timestamp_column])
+            ts = int(row[stamped])
             boost = recency_boost(ts, now_ms)
             base = relevance(float(row["bm25"]), ceiling)
             related = bool(row.get("related"))
             if filters and not related and not _may_pass(base, most, boost, filters):
                 continue
-            rows.append(Ranked(corpus, row, base, boost, ts, factors))
+            rows.append((corpus, row, base, boost, ts, factors))
             if weighs is not None:
-                low, high = span(corpus.signals(row, typed or query), weighs) \
-                    if corpus.signals else (weighs.floor, weighs.ceiling)
-                bounds.append(Bounds((corpus.kind, str(row[corpus.group_column])),
+                if signals is None:
+                    low, high = weighs.floor, weighs.ceiling
+                else:
+                    held, judged = signals(row, as_typed), bool(row.get("judged", True))
+                    ends = spans.get((held, judged))
+                    if ends is None:
+                        ends = spans[held, judged] = span(held, weighs, judged)
+                    low, high = ends
+                bounds.append(Bounds((corpus.kind, str(row[grouped])),
                                      min(base * least, 1.0) * boost * low,
                                      min(base * most, 1.0) * boost * high, related))
     if not (filters and bounds):
-        return rows, None
+        return [Ranked(*r) for r in rows], None
     build, left = cut(bounds, filters.depth)
-    return [rows[i] for i in build], left
+    return [Ranked(*rows[i]) for i in build], left
 
 
 def built(query: SearchQuery, found: Searched, rows: Sequence[Ranked]) -> list[Candidate]:
@@ -197,7 +213,7 @@ async def score(db: Database, query: SearchQuery, found: Searched,
     """The rows as candidates (`ranked`, then, after a gated first pass, `read`), and what
     the gate's depth left out of them."""
     rows, left = ranked(query, found, corpora, now_ms, floor, filters, typed)
-    return built(query, found, rows if found.whole else await read(db, rows)), left
+    return built(query, found, rows if found.whole else (await read(db, rows))[0]), left
 
 
 async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: int,
@@ -213,27 +229,34 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
         return LexicalResult(query=query)
     corpora = registry.corpora() if corpora is None else corpora
     searched = await _search(db, query, filters, corpora)
-    first, left = await score(db, query, searched, corpora, now_ms, filters=filters)
     found = typo.suspects(query, known_stems(searched.stats))
-    if not found.words:
-        return LexicalResult(query=query, candidates=first, idf=term_idfs(query, searched.stats),
-                             docs=sizes(searched.stats), cut=left)
-    corrected, fixes = await typo.correct(db, query, found, list(searched.stats))
+    corrected, fixes = await typo.correct(db, query, found, list(searched.stats)) \
+        if found.words else (query, {})
     if not fixes:
+        first, left = await score(db, query, searched, corpora, now_ms, filters=filters)
         return LexicalResult(query=query, candidates=first, idf=term_idfs(query, searched.stats),
                              docs=sizes(searched.stats), cut=left)
-    # What the query as typed found, every row of it (`first` may lack the rows that
-    # could not pass): the corrected search's other hits are fuzzy.
-    typed = (await score(db, query, await _search(db, query, replace(filters, score_floor=0.0),
-                                                  corpora), corpora, now_ms))[0] \
-        if filters.score_floor else first
-    strict = {(c.identity.kind, c.identity.group, c.identity.id) for c in typed}
-    as_typed = ceilings(query, searched.stats)
     again = await _search(db, corrected, filters, corpora)
-    scored, left = await score(db, corrected, again, corpora, now_ms, as_typed, filters, query)
+    rows, left = ranked(corrected, again, corpora, now_ms, ceilings(query, searched.stats),
+                        filters, query)
+    # What the query as typed found (every row of it, not only what may pass), in the
+    # groups of the corrected rows: no other row can make a corrected candidate's identity
+    # (Corpus.group_column). The corrected search's other hits are fuzzy. Both are read in
+    # one batch; the typed rows' FTS search is not run again (the typo step was 6 D1 round
+    # trips, now 4, bench.latency at 1k messages).
+    groups = {_group(r) for r in rows}
+    typed = [r for r in ranked(query, searched, corpora, now_ms)[0] if _group(r) in groups]
+    if not again.whole:
+        rows, typed = await read(db, rows, typed)
+    strict = {(c.identity.kind, c.identity.group, c.identity.id)
+              for c in built(query, searched, typed)}
     candidates = [c if (c.identity.kind, c.identity.group, c.identity.id) in strict
                   else replace(c, presentation=replace(c.presentation, fuzzy=True))
-                  for c in scored]
+                  for c in built(corrected, again, rows)]
     return LexicalResult(query=corrected, candidates=candidates, corrections=fixes,
                          idf=term_idfs(corrected, again.stats), docs=sizes(again.stats),
                          cut=left)
+
+
+def _group(row: Ranked) -> tuple[str, str]:
+    return row.corpus.kind, str(row.row[row.corpus.group_column])

@@ -83,9 +83,12 @@ def frequent_neighbour(word: str, docs: int, vocabulary: Iterable[tuple[str, int
     for term, n in vocabulary:
         if term in (word, stemmed) or n < least:
             continue
-        if beyond(word, term, limit) and beyond(stemmed, term, limit):
-            continue  # both distances exceed the limit: never chosen
-        distance = min(osa_distance(word, term, limit), osa_distance(stemmed, term, limit))
+        # Both distances surely exceed the limit, or the best distance so far: never chosen.
+        bar = limit if best is None else min(limit, best[0])
+        if beyond(word, term, bar) and beyond(stemmed, term, bar):
+            continue
+        typed = osa_distance(word, term, limit)
+        distance = min(typed, typed if stemmed == word else osa_distance(stemmed, term, limit))
         key = (distance, -n, term)
         if distance <= limit and (best is None or key < best):
             best = key

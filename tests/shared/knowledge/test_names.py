@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared.api.errors import QueryTooLong
-from shared.knowledge.names import VERSION, key_of, keys_of, name_key, read, stored
+from shared.knowledge.names import VERSION, holds, key_of, keys_of, name_key, read, stored
 from shared.text.sanitiser import Mode, build_query
 
 NAMES = ["Kitchen renovation", "kitchen Renovations", "The kitchen renovation", "Kitchen reno",
@@ -62,3 +62,13 @@ def test_the_stored_form_reads_back_for_its_version_only() -> None:
     assert read(stored(["the"])) == frozenset()  # keys were stored: there are none
     assert read(None) is None and read("") is None
     assert read(text.replace(VERSION, "names/0", 1)) is None  # another version's keys
+
+
+def test_holds_answers_as_membership_of_the_keys_read() -> None:
+    texts = [stored(NAMES), stored(["Kitchen renovation", "Kitchen"]), stored(["the"]),
+             stored([]), None, "", stored(NAMES).replace(VERSION, "names/0", 1)]
+    keys = [name_key(n) for n in NAMES] + ["", "kitchen", "renov", "kitchen\trenov"]
+    for text in texts:
+        held = read(text)
+        for key in keys:
+            assert holds(text, key) == (None if held is None else key in held), (text, key)

@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any
+
 import pytest
 
-from shared.rank.candidate import Candidate
+from shared.rank.candidate import Candidate, Scores
 from shared.rank.fusion import RRF_K, VECTOR_WEIGHT, blend, fuse
 from tests.builders import candidate
 
@@ -63,3 +67,26 @@ def test_blend_with_one_list_empty_or_flat() -> None:
     flat = {c.identity.unit: c.scores.fused
             for c in blend([], [unit("a", cosine=0.5), unit("b", cosine=0.5)])}
     assert flat == {"a": pytest.approx(VECTOR_WEIGHT), "b": pytest.approx(VECTOR_WEIGHT)}
+
+
+# What fusion writes; every other field of Scores, and every other group, is carried.
+FUSED_FIELDS = {"lexical_rank", "vector_rank", "cosine", "fused"}
+
+
+@pytest.mark.parametrize("merge", [fuse, blend])
+def test_fusion_carries_every_field_it_does_not_write(
+        merge: Callable[[list[Candidate], list[Candidate]], list[Candidate]]) -> None:
+    """Fusion makes each unit in one construction (Scores.fused_as): a field added to
+    Scores or Candidate must not fall back to its default on the way."""
+    given: dict[str, Any] = {f.name: 0.25 + i / 100 for i, f in enumerate(fields(Scores))
+                             if f.name not in FUSED_FIELDS}
+    given["pending"] = True
+    lexical = candidate("a", unit="a", seq=4, status="draft", fuzzy=True, **given)
+    [out] = merge([lexical], [unit("a", cosine=0.5)])
+    for f in fields(Scores):
+        if f.name not in FUSED_FIELDS:
+            assert getattr(out.scores, f.name) == getattr(lexical.scores, f.name), f.name
+    assert (out.scores.lexical_rank, out.scores.vector_rank, out.scores.cosine) == (1, 1, 0.5)
+    for f in fields(Candidate):
+        if f.name != "scores":
+            assert getattr(out, f.name) is getattr(lexical, f.name), f.name

@@ -119,6 +119,12 @@ def test_terms_are_unique_and_ored() -> None:
     assert build_query("sqlite SQLite sqlite wal").match == '"sqlite" OR "wal"*'
 
 
+def test_stems_are_the_set_of_its_terms_stems() -> None:
+    query = build_query("Kitchen renovations, renovating pg:pull", Mode.AUTOMATIC)
+    assert query.stems == {("kitchen",), ("renov",), ("pg", "pull")}
+    assert query.stems == frozenset(t.stems for t in query.terms)
+
+
 def test_diacritics_fold(fts: sqlite3.Connection) -> None:
     assert search(fts, "cafe creme") == [4]
     assert search(fts, "café") == [4]

@@ -8,6 +8,8 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 
+import pytest
+
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, lexical_pass_floor
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
@@ -164,6 +166,40 @@ async def test_groups_sure_to_rank_after_the_gate_depth_are_not_made_candidates(
     assert len(weighed) == AUTOMATIC.depth
     assert weighed == [(d.candidate.identity.id, d.rank, d.candidate.scores.confidence,
                         d.verdict.rule) for d in whole if d.confidence is not None]
+
+
+# A judgment of the note at ?1, made ?2 for another query through the answer "judging".
+JUDGE_NOTE = """
+INSERT INTO recall_feedback (message_rid, n, query_hash, judgment, note_rid, created_at)
+SELECT m.rid, 1, 'another query', 'relevant', n.rid, ?2 FROM messages AS m, vault_notes AS n
+WHERE m.id = 'judging' AND n.path = ?1
+"""
+
+
+async def test_the_depth_bound_leaves_room_for_feedback_only_on_a_judged_note(
+        db: SqliteDatabase) -> None:
+    """The first pass reads whether the owner ever judged a note: one never judged is
+    bounded by its standing exactly, a judged one by the feedback's range. Judging a weak
+    note widens its own bound only, and the gate still weighs what it weighs unbounded."""
+    await add_notes(db, *COMPOST)
+    text = "is the compost heap turning?"
+    before, _ = await candidates(db, text, NOW_MS)
+    await chats.create_conversation(db, "judged", NOW_MS - DAY_MS, "j")
+    await chats.append_message(db, "j", "assistant", "see [1]", NOW_MS - DAY_MS,
+                               message_id="judging")
+    await db.prepare(JUDGE_NOTE).bind("Misc/w0.md", NOW_MS - DAY_MS).run()
+    after, _ = await candidates(db, text, NOW_MS)
+    assert before.lexical.cut is not None and after.lexical.cut is not None
+    assert before.lexical.cut.groups == after.lexical.cut.groups
+    assert {g for _, g in after.lexical.cut.groups} == {f"1:{p}" for p in WEAK}
+    assert after.lexical.cut.best == pytest.approx(
+        before.lexical.cut.best * (1 + AUTOMATIC.standing.feedback))
+    every, _ = await candidates(db, text, NOW_MS, policy=UNBOUNDED)
+    pruned, _ = await decide(db, after, AUTOMATIC, gauge(after, None), NOW_MS)
+    whole, _ = await decide(db, every, AUTOMATIC, gauge(every, None), NOW_MS)
+    assert [(d.candidate.identity.id, d.verdict.rule) for d in pruned if d.rank] == \
+        [(d.candidate.identity.id, d.verdict.rule) for d in whole if d.rank][:len(
+            [d for d in pruned if d.rank])]
 
 
 async def test_when_echoes_drop_what_the_depth_bound_counted_on_recall_searches_again(

@@ -3,8 +3,18 @@ gets."""
 
 from __future__ import annotations
 
+import random
+
+from shared.text.porter import stem
 from shared.text.sanitiser import Mode, build_query
-from worker.recall.typo import RARE_MAX_DOCS, frequent_neighbour, suspects
+from shared.text.spelling import max_distance, osa_distance
+from worker.recall.typo import (
+    RARE_MAX_DOCS,
+    RARE_NEIGHBOUR_MIN_DOCS,
+    RARE_NEIGHBOUR_RATIO,
+    frequent_neighbour,
+    suspects,
+)
 
 
 def test_unknown_words_of_a_short_query_are_suspects() -> None:
@@ -36,3 +46,22 @@ def test_a_rare_word_takes_a_far_more_frequent_neighbour() -> None:
 def test_no_neighbour_when_none_is_far_more_frequent() -> None:
     assert frequent_neighbour("sourdoguh", 1, [("sourdough", 2)]) is None
     assert frequent_neighbour("lisbon", 1, [("listen", 50)]) is None  # two edits at 6 letters
+
+
+def test_the_neighbour_is_the_closest_frequent_term_of_every_term() -> None:
+    # Pruning by the best distance so far chooses what weighing every term chooses.
+    rng = random.Random(13)
+
+    def every(word: str, docs: int, vocab: list[tuple[str, int]]) -> str | None:
+        limit, stemmed = max_distance(word), stem(word)
+        least = max(RARE_NEIGHBOUR_MIN_DOCS, RARE_NEIGHBOUR_RATIO * docs)
+        keys = [(min(osa_distance(word, t, limit), osa_distance(stemmed, t, limit)), -n, t)
+                for t, n in vocab if t not in (word, stemmed) and n >= least]
+        return min((k for k in keys if k[0] <= limit), default=(0, 0, None))[2]
+
+    for _ in range(400):
+        word = "".join(rng.choice("abcdes") for _ in range(rng.randint(4, 10)))
+        vocab = [("".join(rng.choice("abcdes") for _ in range(rng.randint(3, 11))),
+                  rng.randint(0, 12)) for _ in range(60)]
+        vocab += [(word[:i] + word[i + 1:], rng.randint(1, 12)) for i in range(len(word))]
+        assert frequent_neighbour(word, 1, vocab) == every(word, 1, vocab), (word, vocab)
