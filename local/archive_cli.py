@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 # Imported by `mallory --help`: the parsers and the store are imported by each command.
-from shared.archive.names import FORMATS
+from shared.archive.format_names import FORMATS
 
 INNER_FILE = "conversations.json"
 

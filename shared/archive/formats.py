@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shared.archive import chatgpt, claude, mallory, openwebui
-from shared.archive.names import FORMATS
+from shared.archive.format_names import FORMATS
 from shared.archive.records import Parsed
 
 PARSERS: dict[str, Callable[[object], Parsed]] = {
@@ -14,4 +14,4 @@ PARSERS: dict[str, Callable[[object], Parsed]] = {
     "openwebui": openwebui.parse,
     "mallory": mallory.parse,
 }
-assert tuple(PARSERS) == FORMATS, "shared/archive/names.py lists every parser"
+assert tuple(PARSERS) == FORMATS, "shared/archive/format_names.py lists every parser"

@@ -16,8 +16,8 @@ from shared.api.errors import BadRequest, InvalidPayload
 from shared.api.json_bounds import loads_bounded
 from shared.api.transfer import ImportProblem, ImportResult
 from shared.archive import export
+from shared.archive.format_names import FORMATS
 from shared.archive.formats import PARSERS
-from shared.archive.names import FORMATS
 from worker.http import json_ok, read_body, runtime
 from worker.store import archive, memories
 
