@@ -1,5 +1,5 @@
-"""A probe, not a landing (issue 25): would a turn-level cosine separate relevant from
-irrelevant conversation hits better than the unit's cosine, in the automatic gate?
+"""A probe (README, "The gate's confidence"): would a turn-level cosine separate relevant
+from irrelevant conversation hits better than the unit's cosine, in the automatic gate?
 
     uv run python -m bench.turn_cosine_probe [--refresh]
 
