@@ -14,8 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from shared.api.errors import QueryTooLong
-from shared.text.porter import stem
-from shared.text.sanitiser import Mode, term_tokens
+from shared.text.sanitiser import Mode, stems_of, term_tokens
 from shared.text.tokenizer import normalize_query
 
 # The first line of the stored form: keys made by another version of this function (a
@@ -41,7 +40,7 @@ def name_key(name: str) -> str:
         terms, _ = term_tokens(normalize_query(name), Mode.AUTOMATIC)
     except QueryTooLong:
         return ""
-    return key_of(tuple(stem(w) for w in t) for t in terms)
+    return key_of(stems_of(t) for t in terms)
 
 
 def keys_of(values: Iterable[str]) -> frozenset[str]:

@@ -50,7 +50,7 @@ class Term:
     # 100k and 190k reads per 200 recalls at 10k messages, bench.latency).
     @cached_property
     def stems(self) -> tuple[str, ...]:
-        return tuple(stem(t) for t in self.tokens)
+        return stems_of(self.tokens)
 
     @cached_property
     def fts(self) -> str:
@@ -78,6 +78,12 @@ class SearchQuery:
     def stems(self) -> frozenset[tuple[str, ...]]:
         """Its terms' stems, as a set."""
         return frozenset(t.stems for t in self.terms)
+
+
+def stems_of(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """A term's stems, from its tokens (Term.stems; a note's name keys,
+    shared/knowledge/names.py)."""
+    return tuple(stem(t) for t in tokens)
 
 
 def _dropped(token: str, mode: Mode, drop: frozenset[str]) -> bool:
