@@ -229,9 +229,15 @@ def verdict(cand: Candidate, policy: RecallPolicy, confidence: float | None,
     if cand.presentation.fuzzy and not policy.trust_fuzzy:
         return Verdict(False, "fuzzy_only", (policy.name,))
     if not policy.by_confidence:
-        if (confidence is not None and s.lexical_rank is None
-                and s.vector_rank is not None and confidence < model.related_floor):
-            return Verdict(False, "unrelated", (confidence, model.related_floor))
+        if s.lexical_rank is None and s.vector_rank is not None and model.related_floor > 0:
+            # Only the vector list holds it: listed when its estimate shows it related. One
+            # ranked past the depth weighed has none, and ranks under weighed ones that
+            # may all have been refused; listing it would pad a search for a word nowhere
+            # in memory with whatever is nearest (tests/e2e/test_unknown_word_search_http.py).
+            if confidence is None:
+                return Verdict(False, "depth", (policy.depth,))
+            if confidence < model.related_floor:
+                return Verdict(False, "unrelated", (confidence, model.related_floor))
         return Verdict(True, "listed")
     if not model.model_prefixes and s.relevance < policy.min_relevance:
         return Verdict(False, "relevance_floor", (s.relevance, policy.min_relevance))

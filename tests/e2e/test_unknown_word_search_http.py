@@ -62,6 +62,19 @@ def wait_current(server: RunningServer, timeout_s: float = 180) -> None:
     raise AssertionError("the notes were not embedded in time")
 
 
+def wait_messages(server: RunningServer, timeout_s: float = 180) -> None:
+    con, deadline = server.db.connection, time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        pending = con.execute(
+            "SELECT count(*) AS n FROM conversation_units u WHERE NOT EXISTS (SELECT 1 FROM "
+            "vector_units v WHERE v.corpus = 'messages' AND v.unit_id = u.id)"
+            ).fetchone()["n"]
+        if pending == 0:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the messages were not embedded in time")
+
+
 def search(server: RunningServer, q: str) -> dict:
     response = httpx.get(f"{server.url}/api/search", params={"q": q}, timeout=120)
     assert response.status_code == 200, response.text
@@ -88,3 +101,32 @@ def test_a_name_edited_out_of_a_note_finds_nothing(serve_mode, mode: str) -> Non
     assert search(server, "Kowalczyk")["hits"] == []
     # A word the vault still holds still finds its note.
     assert search(server, "tomato blight")["hits"][0]["id"] == "Garden/Tomatoes.md"
+
+
+TOPICS = ("boiler service", "bike tyres", "garden shed", "tax return", "piano lessons",
+          "dog walker", "kitchen tiles", "train season ticket", "library books", "gym class")
+
+
+def test_a_word_nowhere_in_a_larger_memory_lists_nothing_in_adaptive_mode(serve_mode) -> None:
+    """More notes and exchanges than explicit search weighs (shared.rank.policy.EXPLICIT's
+    depth): the vector list still holds the nearest of them, and none may be listed for
+    a word that is nowhere in memory."""
+    server = serve_mode("adaptive")
+    notes = [note(f"Life/n{i}.md", f"Notes on the {TOPICS[i % len(TOPICS)]}, week {i}: "
+                  f"call on day {i % 7 + 1} and keep the receipt.", title=f"Week {i}")
+             for i in range(45)]
+    push(server, "many", notes)
+    for i in range(15):
+        response = httpx.post(f"{server.url}/api/chat", timeout=120,
+                              headers={"Origin": server.url},
+                              json={"content": f"Remind me about the {TOPICS[i % 10]} on day {i}."})
+        assert response.status_code == 200, response.text
+    wait_current(server)
+    wait_messages(server)
+    for gone in ("Kowalczyk", "zzqx", "xylophone"):
+        found = search(server, gone)
+        assert (found["mode"], found["fallback"]) == ("adaptive", None)
+        assert found["hits"] == [], (gone, [h["id"] for h in found["hits"]])
+    # A word memory holds still finds its notes and exchanges.
+    piano = [h["id"] for h in search(server, "piano lessons")["hits"]]
+    assert {f"Life/n{i}.md" for i in range(4, 45, 10)} <= set(piano), piano

@@ -96,6 +96,26 @@ def test_search_drops_a_hit_only_the_vectors_hold_under_the_related_floor() -> N
     assert verdict(related, EXPLICIT, floor, BY_RELEVANCE).passed
 
 
+def test_search_lists_no_hit_only_the_vectors_hold_past_the_depth_weighed() -> None:
+    # Every weighed vector-only hit is under the floor; those past the depth have no
+    # estimate and rank lower still: none may fill the list in their place.
+    far = [candidate(f"v{i}", 0.0, vector_rank=i + 1, cosine=0.2, group=f"n{i}")
+           for i in range(EXPLICIT.depth + 5)]
+    decisions = judge(far, EXPLICIT, gauge())
+    assert not any(d.chosen for d in decisions)
+    beyond = [d.verdict.rule for d in decisions if d.confidence is None]
+    assert beyond == ["depth"] * 5
+    # A lexical hit past the depth is listed all the same: a word of the query is in it.
+    lexical = [candidate(f"l{i}", 0.05, lexical_rank=i + 1, group=f"l{i}")
+               for i in range(EXPLICIT.depth + 5)]
+    assert len(select(lexical, EXPLICIT, gauge(), limit=EXPLICIT.depth + 5)) == EXPLICIT.depth + 5
+    # With no related floor (a mode the model was not fitted on), every hit is listed.
+    no_floor = ConfidenceModel(name="hybrid", model_prefixes=("test/",), bias=-5.0,
+                               weights={"relevance": 10.0}, threshold=0.5, related_floor=0.0)
+    listed = judge(far, EXPLICIT, gauge(no_floor), limit=len(far))
+    assert all(d.chosen for d in listed)
+
+
 def test_a_unit_still_being_embedded_is_weighed_by_the_lexical_model() -> None:
     pending = candidate("p", 0.9, pending=True)
     [decision] = judge([pending], AUTOMATIC, gauge(text="some text"))
