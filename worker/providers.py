@@ -20,6 +20,7 @@ from shared.api.wire import Source
 from shared.rank import kinds
 from shared.text.dialogue import dialogue_act
 from shared.text.sanitiser import Mode, build_query
+from worker import offline_replies
 from worker.config import Runtime
 from worker.persona import NO_RECALL, PERSONA
 
@@ -55,21 +56,16 @@ class OfflineResponder:
 
     async def complete(self, prompt: Prompt) -> str:
         if not prompt.sources and _nothing_to_look_up(prompt.user_text):
-            return ("Hello! I'm running without a language model, so all I can do is look "
-                    "things up in your notes and our past conversations. Ask me about "
-                    "something you wrote down or told me.")
+            return offline_replies.GREETING
         if not prompt.sources:
-            return ("I found nothing in your notes or our past conversations about that. "
-                    "(I'm running without a language model, so I can only report what memory "
-                    "holds.) Want me to dig deeper later?")
-        lines = ["Here is what I found in memory:"]
+            return offline_replies.NOTHING_FOUND
+        lines = [offline_replies.FOUND_HEADER]
         for s in prompt.sources:
             kind = kinds.named(s.kind).offline_word
             standing = f" ({s.standing})" if s.standing else ""
             lines.append(f"- {kind} “{s.label}”{standing}: {s.snippet} [{s.n}]")
         if any(s.standing and "[" in s.standing for s in prompt.sources):
-            lines.append("These notes disagree or one replaces another: the labels say "
-                         "which is current.")
+            lines.append(offline_replies.DISAGREE)
         return "\n".join(lines)
 
 

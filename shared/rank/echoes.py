@@ -36,10 +36,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 @dataclass(frozen=True)
 class Shown:
-    """What an answer was shown: the notes (their groups) and every source's text."""
+    """What an answer was shown: the notes (their groups), every source's text, and the
+    past messages it quoted (their ids)."""
 
     notes: frozenset[str]
     texts: tuple[str, ...]
+    messages: frozenset[str] = frozenset()
 
 
 def _content(text: str) -> set[str]:

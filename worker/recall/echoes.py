@@ -21,45 +21,63 @@ BARE_QUESTION_WEIGHT = 0.5
 BELOW = 0.99  # an echo's score as a share of its best source's
 
 
+# An echo's sources as keys of the candidates that hold them: ("note", its group) for a
+# note, ("message", its id) for a past message (a conversation unit holds its turns).
+Source = tuple[str, str]
+
+
+def _holds(cand: Candidate) -> set[Source]:
+    if cand.identity.kind == "note":
+        return {("note", cand.identity.group)}
+    if cand.identity.kind == "message":
+        return {("message", m) for m in cand.identity.covers or (cand.identity.id,)}
+    return set()
+
+
 async def _judged(db: Database, candidates: Sequence[Candidate]
-                  ) -> tuple[set[int], dict[int, set[str]]]:
-    """The indexes of bare questions, and of echoes with the note groups they repeat."""
+                  ) -> tuple[set[int], dict[int, set[Source]]]:
+    """The indexes of bare questions, and of echoes with the sources they repeat."""
     answers = {i: a for i, c in enumerate(candidates) if c.identity.kind == "message"
                and (a := answer_id(c)) is not None}
     shown: dict[str, Shown] = await shown_to(db, sorted(set(answers.values()))) \
         if answers else {}
     bare = {i for i, c in enumerate(candidates) if bare_question(c)}
-    echoes = {i: set(shown[a].notes) for i, a in answers.items()
-              if echo(candidates[i], shown.get(a))}
+    echoes = {i: {("note", n) for n in shown[a].notes}
+              | {("message", m) for m in shown[a].messages}
+              for i, a in answers.items() if echo(candidates[i], shown.get(a))}
     return bare, echoes
 
 
 async def without_echoes(db: Database, candidates: Sequence[Candidate],
                          unbuilt: Collection[tuple[str, str]] = ()) -> list[Candidate]:
-    """Automatic recall's candidates without bare questions, nor echoes of a note that is
-    itself a candidate, or was retrieved and not built (`unbuilt`: (kind, group) of the
-    groups the gate's depth left out, worker/recall/depth.py)."""
+    """Automatic recall's candidates without bare questions, nor echoes of a note or past
+    message that is itself a candidate, or of a note that was retrieved and not built
+    (`unbuilt`: (kind, group) of the groups the gate's depth left out,
+    worker/recall/depth.py)."""
     bare, echoes = await _judged(db, candidates)
-    groups = {c.identity.group for c in candidates if c.identity.kind == "note"}
-    groups.update(group for kind, group in unbuilt if kind == "note")
+    held = [_holds(c) for c in candidates]
+    present = set().union(*held) if held else set()
+    present.update(("note", group) for kind, group in unbuilt if kind == "note")
     return [c for i, c in enumerate(candidates)
-            if i not in bare and not (echoes.get(i, set()) & groups)]
+            if i not in bare and not ((echoes.get(i, set()) - held[i]) & present)]
 
 
 async def behind_echoes(db: Database, candidates: Sequence[Candidate]) -> list[Candidate]:
     """Explicit search's candidates, echoes and bare questions ranked below what they
     repeat."""
     bare, echoes = await _judged(db, candidates)
-    best: dict[str, float] = {}
-    for c in candidates:
-        if c.identity.kind == "note":
-            best[c.identity.group] = max(best.get(c.identity.group, 0.0), c.scores.final)
+    best: dict[Source, float] = {}
+    for i, c in enumerate(candidates):
+        if i in echoes:
+            continue  # an echo is not the source of another echo's standing
+        for key in _holds(c):
+            best[key] = max(best.get(key, 0.0), c.scores.final)
     out = []
     for i, c in enumerate(candidates):
         if i in bare:
             c = replace(c, scores=replace(c.scores,
                                           standing=c.scores.standing * BARE_QUESTION_WEIGHT))
-        top = max((best[g] for g in echoes.get(i, ()) if g in best), default=None)
+        top = max((best[k] for k in echoes.get(i, ()) if k in best), default=None)
         if top is not None and c.scores.final >= top and c.scores.final:
             below = c.scores.standing * BELOW * top / c.scores.final
             c = replace(c, scores=replace(c.scores, standing=below))

@@ -108,11 +108,11 @@ WHERE n.withdrawn_at IS NULL
 # What each given answer (?1: JSON ids) was shown: the notes it was given (their group,
 # vid:path, and the excerpt) and the past messages it quoted (their text).
 SHOWN_TO_SQL = """
-SELECT m.id AS answer_id, c.vid || ':' || c.path AS note, c.excerpt AS text
+SELECT m.id AS answer_id, c.vid || ':' || c.path AS note, NULL AS quoted, c.excerpt AS text
 FROM messages AS m JOIN message_citations AS c ON c.message_rid = m.rid
 WHERE m.id IN (SELECT value FROM json_each(?1))
 UNION ALL
-SELECT m.id, NULL, q.content
+SELECT m.id, NULL, q.id, q.content
 FROM messages AS m
 JOIN message_quotes AS x ON x.message_rid = m.rid
 JOIN messages AS q ON q.rid = x.quoted_rid
@@ -252,13 +252,17 @@ async def shown_to(db: Database, answer_ids: Sequence[str]) -> dict[str, Shown]:
     """What each answer was shown (answers shown nothing are absent)."""
     rows = (await db.prepare(SHOWN_TO_SQL).bind(json.dumps(list(answer_ids))).all()).results
     notes: dict[str, set[str]] = {}
+    quoted: dict[str, set[str]] = {}
     texts: dict[str, list[str]] = {}
     for r in rows:
         key = str(r["answer_id"])
         texts.setdefault(key, []).append(str(r["text"] or ""))
         if r["note"] is not None:
             notes.setdefault(key, set()).add(str(r["note"]))
-    return {k: Shown(frozenset(notes.get(k, ())), tuple(v)) for k, v in texts.items()}
+        if r["quoted"] is not None:
+            quoted.setdefault(key, set()).add(str(r["quoted"]))
+    return {k: Shown(frozenset(notes.get(k, ())), tuple(v), frozenset(quoted.get(k, ())))
+            for k, v in texts.items()}
 
 
 async def rename_conversation(db: Database, conversation_id: str, title: str

@@ -8,11 +8,13 @@ recall path can reach it. Resuming indexes the messages written while memory was
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from worker.db import Database
+from worker.offline_replies import NOT_MEMORY
 from worker.store.units import unit_statements
 
 # The one predicate: the conversation `{0}` names is incognito (0012's trigger states it
@@ -35,6 +37,7 @@ WHERE m.withdrawn_at IS NULL
   AND NOT {INCOGNITO_CONVERSATION.format("m.conversation_id")}
   AND NOT EXISTS (SELECT 1 FROM conversation_units AS u
                   WHERE u.question_id = m.id OR u.answer_id = m.id)
+  AND NOT (m.role = 'assistant' AND m.content IN (SELECT value FROM json_each(?2)))
 ORDER BY m.conversation_id, m.seq
 LIMIT ?1
 """
@@ -76,7 +79,10 @@ async def resume(db: Database) -> int:
 async def catch_up(db: Database) -> int:
     """Index every message that should be memory and has no unit yet."""
     seen: set[str] = set()
-    while rows := (await db.prepare(UNINDEXED_SQL).bind(CATCH_UP_BATCH).all()).results:
+    # A reply that is no memory has no unit of its own (worker/offline_replies.py).
+    not_memory = json.dumps(NOT_MEMORY)
+    while rows := (await db.prepare(UNINDEXED_SQL).bind(CATCH_UP_BATCH, not_memory)
+                   .all()).results:
         ids = {str(r["id"]) for r in rows}
         if ids & seen:  # paused again meanwhile: the trigger skipped them
             break

@@ -11,6 +11,7 @@ from typing import Any
 from shared.block.citations import strip_citations
 from shared.text.chunking import MAX_UNIT_CHARS, split_text
 from worker.db import Database, Statement
+from worker.offline_replies import holds_memory
 
 # Unit ids are made in Python, never by `?part || …` in SQL: D1 may bind a JS number as
 # REAL, and Miniflare's D1 then spells part 0 as "0.0" (tests/contract caught it).
@@ -72,11 +73,14 @@ def unit_id(message_id: str, part: int) -> str:
 
 def unit_statements(db: Database, message_id: str, role: str, content: str
                     ) -> list[Statement]:
-    """The statements that index a just-inserted message as conversation units."""
+    """The statements that index a just-inserted message as conversation units (none for
+    a reply in the offline responder's words alone: worker/offline_replies.py)."""
     if role == "user":
         return [db.prepare(INSERT_QUESTION_SQL).bind(message_id, unit_id(message_id, part),
                                                      part, text)
                 for part, text in enumerate(split_text(content) or [""])]
+    if not holds_memory(content):
+        return []
     parts = split_text(strip_citations(content)) or [""]
     return [db.prepare(DROP_UNANSWERED_SQL).bind(message_id),
             *(db.prepare(INSERT_ANSWER_SQL).bind(message_id, unit_id(message_id, part), part,

@@ -83,3 +83,49 @@ async def test_after_the_note_is_deleted_the_earlier_question_is_no_source(
                                                again["assistant_message"]["sources"]}
     found = (await client.get("/api/search", params={"q": "gym locker combination"})).json()
     assert [h["id"] for h in found["hits"]][:1] != [first["user_message"]["id"]]
+
+
+# What the owner told Mallory in chat, and a question for each, asked in new conversations.
+TOLD = (
+    ("My passport is in the top drawer of the oak desk in the study.",
+     "where is my passport?"),
+    ("Remember this: the spare key for the shed is under the blue geranium pot.",
+     "where did I say the spare shed key is hidden?"),
+    ("The plumber who fixed the leak last spring was Tomasz from Brightwater Plumbing.",
+     "who was the plumber that fixed the leak?"),
+)
+
+
+async def test_what_the_owner_told_is_cited_itself_on_every_round(
+        client: httpx.AsyncClient) -> None:
+    """A past answer that quoted an earlier message is an echo of that message: the
+    message itself is recalled and cited in its place, round after round, and explicit
+    search ranks it above the echoes."""
+    told = {q: (await ask(client, fact))["user_message"]["id"] for fact, q in TOLD}
+    for _ in range(3):
+        for q, original in told.items():
+            answer = await ask(client, q)
+            assert cited(answer) == {("message", original)}, (q, cited(answer))
+    for q, original in told.items():
+        found = (await client.get("/api/search", params={"q": q})).json()
+        assert found["hits"][0]["id"] == original, (q, [h["label"] for h in found["hits"]])
+
+
+async def test_a_question_nothing_answered_is_no_memory_the_second_time(
+        client: httpx.AsyncClient) -> None:
+    """The offline responder's "found nothing" and its greeting say nothing of their own:
+    they are not indexed, so asking again recalls no earlier "found nothing", and a search
+    for the responder's own words finds none of them (worker/offline_replies.py)."""
+    await sync(client, *NOTES)
+    asked = "what did Svetlana want from me?"
+    first = await ask(client, asked)
+    assert cited(first) == set()
+    assert (await ask(client, "hello!"))["assistant_message"]["content"].startswith("Hello")
+    again = await ask(client, asked)
+    assert cited(again) == set() and again["recall"]["injected"] == 0
+    for words in ("dig deeper", "language model", "what memory holds"):
+        found = (await client.get("/api/search", params={"q": words})).json()
+        assert found["hits"] == [], (words, [h["snippet"] for h in found["hits"]])
+    # The question itself is still in history and in search, as what the owner asked.
+    found = (await client.get("/api/search", params={"q": asked})).json()
+    assert first["user_message"]["id"] in [h["id"] for h in found["hits"]]

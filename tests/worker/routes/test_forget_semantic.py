@@ -95,11 +95,12 @@ async def test_a_forgotten_message_never_comes_back_through_the_vectors(
     told = await chat(client, FACT)
     await settle(tasks)
     fact_id, reply_id = told["user_message"]["id"], told["assistant_message"]["id"]
-    [unit] = await vector_rows(db)  # the exchange, fact and reply, as one unit
-    assert unit.startswith(reply_id)
+    # The fact alone: the offline reply only said that nothing was found, which is no
+    # memory (worker/offline_replies.py).
+    [unit] = await vector_rows(db)
+    assert unit.startswith(fact_id)
     before = vectors.vectors[vector_id(unit)].values
-    assert same_direction(before, concept_vector(
-        f"{FACT}\n{told['assistant_message']['content']}"))
+    assert same_direction(before, concept_vector(FACT))
     assert fact_id in await search_ids(client)
     later = await chat(client, ASK)
     assert fact_id in shown(later)
@@ -110,7 +111,7 @@ async def test_a_forgotten_message_never_comes_back_through_the_vectors(
     # The later answer that recalled it, and the reply it prompted (withdrawn with it).
     assert sorted(response.json()["withdrawn_ids"]) == sorted(
         [reply_id, later["assistant_message"]["id"]])
-    assert not any(u.startswith(reply_id) for u in await vector_rows(db))  # in the batch
+    assert not any(u.startswith(fact_id) for u in await vector_rows(db))  # in the batch
     assert vector_id(unit) in vectors.vectors
     await settle(tasks)
     assert vector_id(unit) not in vectors.vectors  # the exchange's vector left the index
