@@ -70,7 +70,8 @@ BY_CLASS = {
 CHANGING_STATE = {403: "the request is cross-site (Origin or Sec-Fetch-Site)",
                   415: "the body is not of the media type the route takes"}
 RATE_LIMITED = {429: "over the rate limit; Retry-After says when to try again"}
-WITH_BODY = {400: "the body is not a JSON object, or over a nesting, number or string limit",
+WITH_BODY = {400: "the body is not a JSON object, is over a nesting, number or string limit, "
+                  "or names a key twice in one object (duplicate_key)",
              413: "the body is over its size limit",
              422: "the body does not fit the model; details name every invalid field"}
 WITH_QUERY = {400: "a query parameter is missing, malformed or out of range"}
