@@ -69,6 +69,7 @@ BY_CLASS = {
 }
 CHANGING_STATE = {403: "the request is cross-site (Origin or Sec-Fetch-Site)",
                   415: "the body is not of the media type the route takes"}
+HUB_BODY = {415: "the body is not Content-Type: application/json"}
 RATE_LIMITED = {429: "over the rate limit; Retry-After says when to try again"}
 WITH_BODY = {400: "the body is not a JSON object, is over a nesting, number or string limit, "
                   "or names a key twice in one object (duplicate_key)",
@@ -92,6 +93,7 @@ def errors_of(op: Operation) -> dict[int, str]:
     return _merge(
         ANY_ROUTE, BY_CLASS[route],
         CHANGING_STATE if op.method in STATE_CHANGING and route is not RouteClass.HUB else {},
+        HUB_BODY if op.request is not None and route is RouteClass.HUB else {},
         RATE_LIMITED if (op.method, op.path) in LIMITED_ROUTES else {},
         WITH_BODY if op.request is not None and op.request_media == JSON else {},
         WITH_QUERY if op.query is not None else {},
