@@ -60,10 +60,12 @@ ANY_ROUTE = {400: "the request path is malformed (bad_path)",
              500: "an unexpected error (internal_error)",
              503: "the database or a dependency is down; try again shortly"}
 BY_CLASS = {
-    RouteClass.OWNER: {401: "owner credentials are missing",
+    RouteClass.OWNER: {401: "owner credentials are missing, or Authorization is not of the "
+                            "Bearer scheme (bearer_scheme_required)",
                        403: "owner credentials are wrong, or no owner authentication is "
                             "configured (owner_auth_not_configured)"},
-    RouteClass.HUB: {401: "SYNC_TOKEN is missing", 403: "SYNC_TOKEN is wrong or not set"},
+    RouteClass.HUB: {401: "SYNC_TOKEN is missing, or Authorization is not of the Bearer "
+                          "scheme (bearer_scheme_required)", 403: "SYNC_TOKEN is wrong or not set"},
     RouteClass.LOGIN: {},
     RouteClass.PUBLIC: {},
 }

@@ -60,7 +60,8 @@ async def test_bad_credentials_write_nothing(client: httpx.AsyncClient, headers:
     body = batch("b1", [note("a.md", "secret plans")])
     response = await client.post("/vault/sync", json=body, headers=headers)
     assert response.status_code == status
-    assert response.json()["error"]["code"] in ("unauthorized", "forbidden")
+    assert response.json()["error"]["code"] in ("unauthorized", "bearer_scheme_required",
+                                                "forbidden")
     assert await count_notes(client) == 0
     manifest = await client.get("/vault/manifest", params={"vault": LIFE_ID}, headers=headers)
     assert manifest.status_code == status
@@ -68,6 +69,28 @@ async def test_bad_credentials_write_nothing(client: httpx.AsyncClient, headers:
                              headers=headers)
     assert beat.status_code == status
     assert (await client.get("/status")).json()["vaults"] == []
+
+
+@pytest.mark.parametrize(("header", "code", "says"), [
+    (None, "unauthorized", "missing credentials"),
+    (f"Basic {TOKEN}", "bearer_scheme_required", "Authorization must use the Bearer scheme"),
+    (TOKEN, "bearer_scheme_required", "Authorization must use the Bearer scheme"),
+    ("Bearer ", "bearer_scheme_required",
+     "the Authorization header names the Bearer scheme but no token"),
+])
+async def test_a_401_says_what_is_wrong_with_the_credentials(client: httpx.AsyncClient,
+                                                             header: str | None, code: str,
+                                                             says: str) -> None:
+    headers = {"authorization": header} if header is not None else {}
+    for method, path in (("POST", "/vault/sync"), ("POST", "/vault/heartbeat"),
+                         ("GET", "/vault/manifest?vault=" + LIFE_ID)):
+        response = await client.request(method, path, headers=headers,
+                                        json={} if method == "POST" else None)
+        assert response.status_code == 401, path
+        assert response.json()["error"] == {
+            "code": code, "message": f"{says}: send 'Authorization: Bearer <SYNC_TOKEN>'"}, path
+        assert TOKEN not in response.text  # a bare token is never echoed
+        assert response.headers["www-authenticate"] == 'Bearer realm="mallory-hub"'
 
 
 async def test_no_configured_token_refuses_everything(client: httpx.AsyncClient,
