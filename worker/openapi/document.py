@@ -77,7 +77,9 @@ WITH_BODY = {400: "the body is not a JSON object, is over a nesting, number or s
                   "or names a key twice in one object (duplicate_key)",
              413: "the body is over its size limit",
              422: "the body does not fit the model; details name every invalid field"}
-WITH_QUERY = {400: "a query parameter is missing, malformed or out of range"}
+WITH_QUERY = {400: "a query parameter is missing, malformed or out of range",
+              422: "a query parameter the route does not take (unknown_query_parameter; "
+                   "details name each)"}
 WITH_ID = {404: "no such item (never existed, or already deleted)"}
 
 
