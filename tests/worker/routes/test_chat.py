@@ -10,6 +10,7 @@ import pytest
 import respx
 
 from local.sqlite_db import SqliteDatabase
+from shared.api.limits import MAX_CHAT_BODY_BYTES, MAX_CHAT_CHARS
 from shared.block.envelope import AROUND_LEADS, ASKED_LEAD, CLOSE, EXCERPT_LEAD, OPEN
 from shared.rank.confidence_models import LEXICAL
 from shared.text.tokenizer import MAX_QUERY_CHARS
@@ -255,6 +256,25 @@ async def test_a_null_context_is_no_context(client: httpx.AsyncClient,
     assert (await chat(client, "hello", context=None)).status_code == 200
     row = await one(db.prepare("SELECT context FROM messages WHERE role = 'user'"))
     assert row["context"] is None
+
+
+async def test_the_size_limits_are_a_422_and_a_413_naming_them(
+        client: httpx.AsyncClient, db: SqliteDatabase) -> None:
+    # The README's size-limit table states both (tests/test_readme_api.py).
+    long = await chat(client, "x" * (MAX_CHAT_CHARS + 1))
+    assert long.status_code == 422
+    assert long.json()["error"]["details"] == [{
+        "item": None, "field": "content",
+        "message": f"Value error, content is {MAX_CHAT_CHARS + 1} characters; the limit is "
+                   f"{MAX_CHAT_CHARS}"}]
+    # Within the content limit (5,400 characters), over the body's: each emoji is a
+    # 12-byte \uXXXX pair in JSON.
+    body = json.dumps({"content": "\U0001f600" * 5_400}).encode()
+    assert len(body) > MAX_CHAT_BODY_BYTES
+    big = await client.post("/api/chat", content=body, headers=JSON)
+    assert big.status_code == 413
+    assert f"the limit is {MAX_CHAT_BODY_BYTES}" in big.json()["error"]["message"]
+    assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}
 
 
 async def test_non_json_chat_body_is_400(client: httpx.AsyncClient) -> None:
