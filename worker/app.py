@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import BaseRoute, Mount
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 
 from shared.api.errors import MalloryError
 from worker.assets import Assets
 from worker.db import DatabaseError
-from worker.http import error_json, error_response
+from worker.http import check_query_names, error_json, error_response
 from worker.openapi import route as openapi
+from worker.openapi.operations import OPERATIONS
+from worker.openapi.params import parameter_names
 from worker.routes import (
     archive,
     chat,
@@ -45,6 +47,38 @@ ROUTES: list[BaseRoute] = [
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
+def _taking_only_their_parameters(routes: list[BaseRoute]) -> list[BaseRoute]:
+    """`routes`, each one that takes query parameters (its operation's `query` model,
+    worker/openapi/operations.py) answering 422 for a name it does not take, before its
+    handler runs: the one description of a route's parameters is also the one check."""
+    taken = {(op.method, op.path): parameter_names(op.query)
+             for op in OPERATIONS if op.query is not None}
+    checked: list[BaseRoute] = []
+    for route in routes:
+        names = [(method, taken[method, route.path]) for method in route.methods or ()
+                 if (method, route.path) in taken] if isinstance(route, Route) else []
+        if not names:
+            checked.append(route)
+            continue
+        assert isinstance(route, Route) and len(names) == 1, route  # one method a route
+        [(method, allowed)] = names
+        checked.append(Route(route.path, _refusing_others(route.endpoint, allowed,
+                                                          f"{method} {route.path}"),
+                             methods=route.methods, name=route.name,
+                             include_in_schema=route.include_in_schema))
+    return checked
+
+
+def _refusing_others(endpoint: Callable[[Request], Awaitable[Response]],
+                     allowed: tuple[str, ...], where: str
+                     ) -> Callable[[Request], Awaitable[Response]]:
+    async def checked(request: Request) -> Response:
+        check_query_names(request, allowed, where)
+        return await endpoint(request)
+
+    return checked
+
+
 async def _http_exception(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     return error_json(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"),
@@ -62,7 +96,8 @@ def create_app(serve_static: bool = False,
     worker/static from disk when run locally with `serve_static=True`, else a JSON 404
     (worker/assets.py). `clock` (seconds) drives the local rate limiter."""
     install_log_redaction()
-    routes = [*ROUTES, Mount("/", app=Assets(STATIC_DIR if serve_static else None))]
+    routes = [*_taking_only_their_parameters(ROUTES),
+              Mount("/", app=Assets(STATIC_DIR if serve_static else None))]
     starlette = Starlette(routes=routes, exception_handlers={
         HTTPException: _http_exception, MalloryError: _error, DatabaseError: _error,
         Exception: _error})

@@ -12,7 +12,13 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from shared.api.errors import BadRequest, MalloryError, PayloadTooLarge, error_body
+from shared.api.errors import (
+    BadRequest,
+    InvalidPayload,
+    MalloryError,
+    PayloadTooLarge,
+    error_body,
+)
 from shared.api.limits import check_declared_size
 from worker.config import Runtime, Settings
 from worker.db import DatabaseError
@@ -85,6 +91,18 @@ def whole_number(name: str, raw: str, low: int, high: int) -> int:
     if not low <= value <= high:
         raise BadRequest(f"{name} must be between {low} and {high}, got {value}")
     return value
+
+
+def check_query_names(request: Request, taken: tuple[str, ...], route: str) -> None:
+    """422 naming every query parameter `route` does not take (`taken`), as an unknown
+    body field is: a misspelt `limt=5` is never silently the default."""
+    unknown = [name for name in request.query_params if name not in taken]
+    if unknown:
+        names = ", ".join(repr(name[:40]) for name in unknown)
+        raise InvalidPayload(
+            f"{route} takes no query parameter {names}; it takes {', '.join(taken)}",
+            [{"item": None, "field": name[:40], "message": f"not a query parameter of {route}"}
+             for name in unknown], code="unknown_query_parameter")
 
 
 def int_param(request: Request, name: str, default: int, low: int, high: int) -> int:

@@ -5,6 +5,10 @@ The hostile-input probe's bodies (tests/reliability/): `[` × 5,000 raised Recur
 inside `json.loads` and a 5,000-digit integer raised ValueError (Python's int-from-string limit
 is 4,300 digits);
 both were 500s. In Pyodide the recursion would hit a much smaller Wasm stack.
+
+A key named twice in one object is refused too: `json.loads` keeps the last, so
+`{"content": "first", "content": "second"}` would store what a reader of the body may not
+see; RFC 8259 leaves duplicate names to the parser, and this one names the key.
 """
 
 from __future__ import annotations
@@ -112,6 +116,25 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+class _DuplicateKey(Exception):  # not a ValueError: json.loads would not wrap it, nor we
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, refusing a key named twice. The C `dict()` does the
+    work; only an object that shrank is walked again to find the key."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
 def loads_bounded(body: bytes, what: str, limits: JsonLimits = DEFAULT_LIMITS) -> Any:
     """Parse UTF-8 JSON within `limits`; BadRequest with a code for any violation."""
     skeleton = _check_strings(body, what, limits)
@@ -124,7 +147,11 @@ def loads_bounded(body: bytes, what: str, limits: JsonLimits = DEFAULT_LIMITS) -
     except UnicodeDecodeError as exc:
         raise BadRequest(f"{what} body is not UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(text or "null", parse_float=_finite, parse_constant=_no_constant)
+        return json.loads(text or "null", parse_float=_finite, parse_constant=_no_constant,
+                          object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise BadRequest(f"{what} body names the key {exc.key[:60]!r} twice in one object; "
+                         "send each key once", code="duplicate_key") from None
     except json.JSONDecodeError as exc:
         raise BadRequest(f"{what} body is not valid JSON: {exc.msg} at line {exc.lineno} "
                          f"column {exc.colno}") from None

@@ -67,6 +67,10 @@ MAX_MEMORY_CHARS = 500
 MAX_MEMORY_BODY_BYTES = 8_000
 MAX_SOURCE_NUMBER = 999
 
-# Any owner route's body (chat is the largest); the entry refuses a larger declared one
-# before the Workers adapter buffers it.
+# POST /api/import: one request's export file. Bigger exports go through `mallory import`.
+IMPORT_PATH = "/api/import"
+MAX_IMPORT_BODY_BYTES = 4_000_000
+
+# Any other owner route's body (chat is the largest); the entry refuses a larger declared
+# one before the Workers adapter buffers it (an import's, over MAX_IMPORT_BODY_BYTES).
 MAX_OWNER_BODY_BYTES = MAX_CHAT_BODY_BYTES

@@ -24,7 +24,12 @@ from shared.rank.feedback import Judgment
 class ChatRequest(Strict):
     conversation_id: str | None = Field(default=None, min_length=1, max_length=100)
     content: str
-    context: Any = None
+    # What the client says about itself, stored with the message for later
+    # classification: a JSON object, as the web client sends {client, version, timezone,
+    # locale}; `timezone` is the zone time words are read in when OWNER_TIMEZONE is unset.
+    context: dict[str, Any] | None = Field(default=None, description="a JSON object about "
+                                           "the client, stored with the message; its "
+                                           "`timezone` (an IANA zone) reads time words")
     # A new conversation that never becomes memory (README, "Memory pause and incognito
     # chats"); chosen when it starts, so it goes with no conversation_id.
     incognito: bool = Field(default=False, strict=True)
@@ -47,33 +52,39 @@ class ChatRequest(Strict):
 
     @field_validator("context")
     @classmethod
-    def _context(cls, v: Any) -> Any:
+    def _context(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
         # Not a ValueError: pydantic lets other exceptions through, so this is a 413.
-        size = len(_raw(v).encode()) if v is not None else 0
+        size = len(json.dumps(v).encode()) if v is not None else 0
         if size > MAX_CONTEXT_BYTES:
             raise PayloadTooLarge(f"context is {size} bytes; the limit is "
                                   f"{MAX_CONTEXT_BYTES} bytes")
         return v
 
     def client_time_zone(self) -> str | None:
-        """The IANA time zone the client says it is in (`context.timezone`, as the web
-        client sends it; a context stored as a JSON string counts too), if any."""
-        context = self.context
-        if isinstance(context, str):
-            try:
-                context = json.loads(context)
-            except ValueError:
-                return None
-        zone = context.get("timezone") if isinstance(context, dict) else None
-        return zone if isinstance(zone, str) else None
+        """The IANA time zone the client says it is in (`context.timezone`), if any."""
+        return time_zone_of(self.context)
 
     def raw_context(self) -> str | None:
-        """The context exactly as stored: a string as given, anything else as JSON."""
-        return None if self.context is None else _raw(self.context)
+        """The context as stored (messages.context): its JSON."""
+        return None if self.context is None else json.dumps(self.context)
 
 
-def _raw(context: Any) -> str:
-    return context if isinstance(context, str) else json.dumps(context)
+def stored_time_zone(raw_context: str | None) -> str | None:
+    """`context.timezone` of a context as stored (ChatRequest.raw_context), if any. A
+    message stored before `context` had to be an object may hold any JSON, or a string as
+    it was sent: anything but an object names no zone."""
+    if raw_context is None:
+        return None
+    try:
+        context = json.loads(raw_context)
+    except ValueError:
+        return None
+    return time_zone_of(context) if isinstance(context, dict) else None
+
+
+def time_zone_of(context: dict[str, Any] | None) -> str | None:
+    zone = context.get("timezone") if context is not None else None
+    return zone if isinstance(zone, str) else None
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

@@ -100,7 +100,8 @@ def test_rate_limited_and_state_changing_routes_say_so() -> None:
     chat = doc["paths"]["/api/chat"]["post"]["responses"]
     assert {"413", "415", "422", "429", "502"} <= set(chat)
     assert "429" not in doc["paths"]["/api/conversations"]["get"]["responses"]
-    assert "415" not in doc["paths"]["/vault/sync"]["post"]["responses"]  # hub: no CSRF
+    sync = doc["paths"]["/vault/sync"]["post"]["responses"]
+    assert "415" in sync and "cross-site" not in sync["403"]["description"]  # hub: no CSRF
     search = {p["name"]: p for p in doc["paths"]["/api/search"]["get"]["parameters"]}
     assert search["q"]["required"] is True and search["limit"]["schema"]["maximum"] == 50
     assert search["source"]["schema"]["enum"] == ["all", "notes", "messages"]

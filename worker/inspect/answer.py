@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shared.api.errors import BadRequest, NotFound
-from shared.api.owner_requests import ChatRequest
+from shared.api.owner_requests import stored_time_zone
 from shared.api.wire import Source
 from shared.block.citations import guard_citations
 from shared.rank.candidate import Candidate
@@ -92,9 +92,7 @@ async def answer_trace(db: Database, message_id: str, *, semantics: Semantics | 
                          "forgotten or changed): nothing of it is kept to inspect",
                          code="withdrawn")
     row = await inspected.pair(db, question.id)
-    stored_zone = ChatRequest.model_construct(
-        content=question.content, context=row["context"] if row else None
-    ).client_time_zone()
+    stored_zone = stored_time_zone(row["context"] if row else None)
     trace = await recall_trace(
         db, question.content, question.created_at, exclude_ids=(question.id, answer.id),
         conversation_id=question.conversation_id, text_is_stored=True,

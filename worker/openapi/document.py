@@ -60,20 +60,26 @@ ANY_ROUTE = {400: "the request path is malformed (bad_path)",
              500: "an unexpected error (internal_error)",
              503: "the database or a dependency is down; try again shortly"}
 BY_CLASS = {
-    RouteClass.OWNER: {401: "owner credentials are missing",
+    RouteClass.OWNER: {401: "owner credentials are missing, or Authorization is not of the "
+                            "Bearer scheme (bearer_scheme_required)",
                        403: "owner credentials are wrong, or no owner authentication is "
                             "configured (owner_auth_not_configured)"},
-    RouteClass.HUB: {401: "SYNC_TOKEN is missing", 403: "SYNC_TOKEN is wrong or not set"},
+    RouteClass.HUB: {401: "SYNC_TOKEN is missing, or Authorization is not of the Bearer "
+                          "scheme (bearer_scheme_required)", 403: "SYNC_TOKEN is wrong or not set"},
     RouteClass.LOGIN: {},
     RouteClass.PUBLIC: {},
 }
 CHANGING_STATE = {403: "the request is cross-site (Origin or Sec-Fetch-Site)",
                   415: "the body is not of the media type the route takes"}
+HUB_BODY = {415: "the body is not Content-Type: application/json"}
 RATE_LIMITED = {429: "over the rate limit; Retry-After says when to try again"}
-WITH_BODY = {400: "the body is not a JSON object, or over a nesting, number or string limit",
+WITH_BODY = {400: "the body is not a JSON object, is over a nesting, number or string limit, "
+                  "or names a key twice in one object (duplicate_key)",
              413: "the body is over its size limit",
              422: "the body does not fit the model; details name every invalid field"}
-WITH_QUERY = {400: "a query parameter is missing, malformed or out of range"}
+WITH_QUERY = {400: "a query parameter is missing, malformed or out of range",
+              422: "a query parameter the route does not take (unknown_query_parameter; "
+                   "details name each)"}
 WITH_ID = {404: "no such item (never existed, or already deleted)"}
 
 
@@ -91,6 +97,7 @@ def errors_of(op: Operation) -> dict[int, str]:
     return _merge(
         ANY_ROUTE, BY_CLASS[route],
         CHANGING_STATE if op.method in STATE_CHANGING and route is not RouteClass.HUB else {},
+        HUB_BODY if op.request is not None and route is RouteClass.HUB else {},
         RATE_LIMITED if (op.method, op.path) in LIMITED_ROUTES else {},
         WITH_BODY if op.request is not None and op.request_media == JSON else {},
         WITH_QUERY if op.query is not None else {},

@@ -80,7 +80,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", "/api/chat", "One chat turn: store, recall, answer with citations",
               "chat", ChatResponse, request=ChatRequest,
               errors={404: "conversation_id names no conversation",
-                      422: "an empty or overlong content, or incognito with a "
+                      422: "an empty or overlong content, a context that is not a JSON "
+                           "object, or incognito with a "
                            "conversation_id (incognito is chosen when a conversation starts)",
                       413: "context over its size limit (the limit is named)",
                       502: "the model provider failed or timed out (model_unavailable)"}),

@@ -1,6 +1,7 @@
 """The query parameters of the routes that take any, as pydantic models. They describe
 what the handlers read (worker/routes/), with the same defaults and bounds, for
-GET /openapi.json; the handlers parse their parameters themselves."""
+GET /openapi.json; the handlers parse their parameters themselves. They also say which
+names a route takes: any other is a 422 before the handler runs (worker/app.py)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,8 @@ class MissingParams(SearchParams):
     vault: str | None = Field(None, description="the missing note's vault (with path=)")
     path: str | None = Field(None, description="the missing note's path in its vault")
     message: str | None = Field(None, description="the missing message's id (or path=)")
+
+
+def parameter_names(model: type[BaseModel]) -> tuple[str, ...]:
+    """The query parameters `model` describes, as a client spells them (`as`, not `as_`)."""
+    return tuple(field.alias or name for name, field in model.model_fields.items())

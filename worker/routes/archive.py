@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from shared.api.errors import BadRequest, InvalidPayload
 from shared.api.json_bounds import loads_bounded
+from shared.api.limits import MAX_IMPORT_BODY_BYTES
 from shared.api.transfer import ImportProblem, ImportResult
 from shared.archive import export
 from shared.archive.format_names import FORMATS
@@ -21,9 +22,8 @@ from shared.archive.formats import PARSERS
 from worker.http import json_ok, read_body, runtime
 from worker.store import archive, memories
 
-# One request's file. Bigger exports go through `mallory import`, which sends the file in
-# parts of at most this size (a D1 batch per message: a Worker invocation may run 1,000).
-MAX_IMPORT_BODY_BYTES = 4_000_000
+# One request's messages (a D1 batch per message: a Worker invocation may run 1,000);
+# its file's size is MAX_IMPORT_BODY_BYTES.
 MAX_IMPORT_MESSAGES = 200
 TRUTHY = {"1", "true", "yes"}
 

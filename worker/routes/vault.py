@@ -1,5 +1,7 @@
 """Hub-only routes (service-token auth): POST /vault/heartbeat, POST /vault/sync and
-GET /vault/manifest?vault=<vault id>."""
+GET /vault/manifest?vault=<vault id>. The POSTs take `Content-Type: application/json`, as
+the hub sends (hub/client.py), and as every /api/ route that takes a body: another type is
+a 415, checked after the token and before the body is read."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from worker.auth import check_sync_auth
 from worker.db.scrub import scrub
 from worker.http import int_param, json_ok, read_body, runtime
 from worker.indexing.scheduling import index_now, schedule_indexing
+from worker.security.csrf import check_media_type
 from worker.store import notes, vaults
 from worker.views import contact, manifest_out
 
@@ -24,6 +27,7 @@ from worker.views import contact, manifest_out
 async def heartbeat(request: Request) -> JSONResponse:
     rt = runtime(request)
     check_sync_auth(request.headers, rt.settings.sync_tokens)  # before the body is read
+    check_media_type(request.method, request.headers)
     beat = parse_json_model(await read_body(request, MAX_HEARTBEAT_BODY_BYTES), Heartbeat,
                             "heartbeat")
     beat_answer = await vaults.heartbeat(rt.db, beat.vault_id, beat.vault, rt.now_ms(),
@@ -34,6 +38,7 @@ async def heartbeat(request: Request) -> JSONResponse:
 async def sync(request: Request) -> JSONResponse:
     rt = runtime(request)
     check_sync_auth(request.headers, rt.settings.sync_tokens)  # before the body is read
+    check_media_type(request.method, request.headers)
     now = rt.now_ms()
     batch = parse_sync_batch(await read_body(request, MAX_SYNC_BODY_BYTES), now)
     result = await notes.apply_batch(rt.db, batch, now)

@@ -8,12 +8,14 @@ import hmac
 from collections.abc import Mapping
 
 from shared.api.errors import Forbidden, Unauthorized
+from worker.auth import bearer_token, no_bearer_token
 from worker.config import OwnerAuth, Settings
 from worker.security.access import HEADER as ACCESS_HEADER
 from worker.security.access import JWKS, MISSING_JWT, JwksCache, verify_access_jwt
 
 OWNER_COOKIE = "mallory_owner"
-BEARER = "bearer "
+# The challenge of a 401 in owner-token mode (Access's 401s ask for its JWT, no scheme).
+OWNER_CHALLENGE = 'Bearer realm="mallory-owner"'
 # The cookie holds a MAC of the token, not the token: rotating OWNER_TOKEN signs every
 # browser out, and the raw token never sits in a cookie jar.
 _COOKIE_CONTEXT = b"mallory owner cookie v1"
@@ -41,10 +43,14 @@ def read_cookie(headers: Mapping[str, str], name: str) -> str | None:
 
 
 def bearer(headers: Mapping[str, str]) -> str | None:
-    value = headers.get("authorization", "")
-    if value.lower().startswith(BEARER) and value[len(BEARER):].strip():
-        return value[len(BEARER):].strip()
-    return None
+    return bearer_token(headers.get("authorization", ""))
+
+
+def _not_signed_in(headers: Mapping[str, str]) -> Unauthorized:
+    """Neither a bearer token nor the sign-in cookie: an Authorization header of another
+    scheme is named as the problem (it is not ignored as if nothing was sent)."""
+    return no_bearer_token(headers.get("authorization", ""), "OWNER_TOKEN", OWNER_CHALLENGE,
+                           missing=LOGIN_REQUIRED, code="owner_login_required")
 
 
 def token_matches(offered: str, expected: str) -> bool:
@@ -63,7 +69,7 @@ def require_credentials(headers: Mapping[str, str], settings: Settings) -> None:
         raise Unauthorized(MISSING_JWT, code="access_jwt_missing")
     if (mode is OwnerAuth.OWNER_TOKEN and bearer(headers) is None
             and read_cookie(headers, OWNER_COOKIE) is None):
-        raise Unauthorized(LOGIN_REQUIRED, code="owner_login_required")
+        raise _not_signed_in(headers)
 
 
 def check_owner_token(headers: Mapping[str, str], owner_token: str) -> None:
@@ -74,7 +80,7 @@ def check_owner_token(headers: Mapping[str, str], owner_token: str) -> None:
         return
     cookie = read_cookie(headers, OWNER_COOKIE)
     if cookie is None:
-        raise Unauthorized(LOGIN_REQUIRED, code="owner_login_required")
+        raise _not_signed_in(headers)
     if not token_matches(cookie, cookie_value(owner_token)):
         raise Forbidden("the sign-in cookie is no longer valid (OWNER_TOKEN changed?); sign "
                         "in again at /login.html", code="owner_token_wrong")

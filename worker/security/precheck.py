@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from shared.api.limits import MAX_OWNER_BODY_BYTES, check_declared_size
+from shared.api.limits import (
+    IMPORT_PATH,
+    MAX_IMPORT_BODY_BYTES,
+    MAX_OWNER_BODY_BYTES,
+    check_declared_size,
+)
 from worker.auth import precheck_hub_request
 from worker.config import Settings
 from worker.security.login import MAX_LOGIN_BODY_BYTES
@@ -24,6 +29,9 @@ def precheck_request(method: str, raw_path: str, headers: Mapping[str, str],
         precheck_hub_request(path, headers, settings.sync_tokens)
     elif route is RouteClass.OWNER:
         require_credentials(headers, settings)
-        check_declared_size(headers.get("content-length"), MAX_OWNER_BODY_BYTES)
+        # An import's file is larger than any other owner body, and its route reads it
+        # within its own limit.
+        check_declared_size(headers.get("content-length"), MAX_IMPORT_BODY_BYTES
+                            if path == IMPORT_PATH else MAX_OWNER_BODY_BYTES)
     elif route is RouteClass.LOGIN:
         check_declared_size(headers.get("content-length"), MAX_LOGIN_BODY_BYTES)

@@ -10,6 +10,7 @@ import pytest
 import respx
 
 from local.sqlite_db import SqliteDatabase
+from shared.api.limits import MAX_CHAT_BODY_BYTES, MAX_CHAT_CHARS
 from shared.block.envelope import AROUND_LEADS, ASKED_LEAD, CLOSE, EXCERPT_LEAD, OPEN
 from shared.rank.confidence_models import LEXICAL
 from shared.text.tokenizer import MAX_QUERY_CHARS
@@ -227,7 +228,8 @@ async def test_context_over_its_limit_is_413_naming_the_limit(client: httpx.Asyn
     ({"content": 5}, 422),
     ({"text": "hi"}, 422),
     ({"content": "hi", "conversation_id": "nope"}, 404),
-    ({"content": "hi", "context": "x" * 16_001}, 413),
+    ({"content": "hi", "context": {"note": "x" * 16_001}}, 413),
+    ({"content": "hi", "context": "web"}, 422),
 ])
 async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
                                  payload: dict, status: int) -> None:
@@ -236,6 +238,43 @@ async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
     assert set(response.json()["error"]) >= {"code", "message"}
     assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}
     assert (await db.prepare("SELECT count(*) AS n FROM conversations").first()) == {"n": 0}
+
+
+@pytest.mark.parametrize("context", ["web", "", 5, 1.5, True, ["web"]])
+async def test_a_context_that_is_not_an_object_is_422_naming_it(
+        client: httpx.AsyncClient, db: SqliteDatabase, context: object) -> None:
+    response = await chat(client, "x", context=context)
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert [(d["field"], d["message"]) for d in error["details"]] == [
+        ("context", "Input should be a valid dictionary")]
+    assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}
+
+
+async def test_a_null_context_is_no_context(client: httpx.AsyncClient,
+                                            db: SqliteDatabase) -> None:
+    assert (await chat(client, "hello", context=None)).status_code == 200
+    row = await one(db.prepare("SELECT context FROM messages WHERE role = 'user'"))
+    assert row["context"] is None
+
+
+async def test_the_size_limits_are_a_422_and_a_413_naming_them(
+        client: httpx.AsyncClient, db: SqliteDatabase) -> None:
+    # The README's size-limit table states both (tests/test_readme_api.py).
+    long = await chat(client, "x" * (MAX_CHAT_CHARS + 1))
+    assert long.status_code == 422
+    assert long.json()["error"]["details"] == [{
+        "item": None, "field": "content",
+        "message": f"Value error, content is {MAX_CHAT_CHARS + 1} characters; the limit is "
+                   f"{MAX_CHAT_CHARS}"}]
+    # Within the content limit (5,400 characters), over the body's: each emoji is a
+    # 12-byte \uXXXX pair in JSON.
+    body = json.dumps({"content": "\U0001f600" * 5_400}).encode()
+    assert len(body) > MAX_CHAT_BODY_BYTES
+    big = await client.post("/api/chat", content=body, headers=JSON)
+    assert big.status_code == 413
+    assert f"the limit is {MAX_CHAT_BODY_BYTES}" in big.json()["error"]["message"]
+    assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}
 
 
 async def test_non_json_chat_body_is_400(client: httpx.AsyncClient) -> None:

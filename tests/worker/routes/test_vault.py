@@ -11,9 +11,13 @@ import httpx
 import pytest
 
 from local.migrate import MIGRATIONS_DIR
+from local.sqlite_db import SqliteDatabase
 from shared.api.limits import MAX_BATCH_ITEMS, MAX_NOTE_BODY_BYTES, MAX_SYNC_BODY_BYTES
 from shared.time.durations import MS_PER_DAY
 from tests.conftest import LIFE_ID, NOW_MS, TOKEN, auth, batch, heartbeat, note, sync
+from tests.rows import stored
+
+JSON = {"content-type": "application/json"}
 
 
 async def search(client: httpx.AsyncClient, q: str, **params: str) -> list[dict]:
@@ -56,7 +60,8 @@ async def test_bad_credentials_write_nothing(client: httpx.AsyncClient, headers:
     body = batch("b1", [note("a.md", "secret plans")])
     response = await client.post("/vault/sync", json=body, headers=headers)
     assert response.status_code == status
-    assert response.json()["error"]["code"] in ("unauthorized", "forbidden")
+    assert response.json()["error"]["code"] in ("unauthorized", "bearer_scheme_required",
+                                                "forbidden")
     assert await count_notes(client) == 0
     manifest = await client.get("/vault/manifest", params={"vault": LIFE_ID}, headers=headers)
     assert manifest.status_code == status
@@ -64,6 +69,28 @@ async def test_bad_credentials_write_nothing(client: httpx.AsyncClient, headers:
                              headers=headers)
     assert beat.status_code == status
     assert (await client.get("/status")).json()["vaults"] == []
+
+
+@pytest.mark.parametrize(("header", "code", "says"), [
+    (None, "unauthorized", "missing credentials"),
+    (f"Basic {TOKEN}", "bearer_scheme_required", "Authorization must use the Bearer scheme"),
+    (TOKEN, "bearer_scheme_required", "Authorization must use the Bearer scheme"),
+    ("Bearer ", "bearer_scheme_required",
+     "the Authorization header names the Bearer scheme but no token"),
+])
+async def test_a_401_says_what_is_wrong_with_the_credentials(client: httpx.AsyncClient,
+                                                             header: str | None, code: str,
+                                                             says: str) -> None:
+    headers = {"authorization": header} if header is not None else {}
+    for method, path in (("POST", "/vault/sync"), ("POST", "/vault/heartbeat"),
+                         ("GET", "/vault/manifest?vault=" + LIFE_ID)):
+        response = await client.request(method, path, headers=headers,
+                                        json={} if method == "POST" else None)
+        assert response.status_code == 401, path
+        assert response.json()["error"] == {
+            "code": code, "message": f"{says}: send 'Authorization: Bearer <SYNC_TOKEN>'"}, path
+        assert TOKEN not in response.text  # a bare token is never echoed
+        assert response.headers["www-authenticate"] == 'Bearer realm="mallory-hub"'
 
 
 async def test_no_configured_token_refuses_everything(client: httpx.AsyncClient,
@@ -92,7 +119,7 @@ async def test_rotation_accepts_current_and_next_token(client: httpx.AsyncClient
 async def test_oversized_body_is_413_and_writes_nothing(client: httpx.AsyncClient) -> None:
     big = b'{"batch_id": "b", "vault": "v", "upserts": [], "pad": "' + \
         b"x" * MAX_SYNC_BODY_BYTES + b'"}'
-    response = await client.post("/vault/sync", content=big, headers=auth())
+    response = await client.post("/vault/sync", content=big, headers={**JSON, **auth()})
     assert response.status_code == 413
     assert await count_notes(client) == 0
 
@@ -103,9 +130,39 @@ async def test_too_many_items_is_413(client: httpx.AsyncClient) -> None:
     assert response.status_code == 413
 
 
+@pytest.mark.parametrize("path", ["/vault/sync", "/vault/heartbeat"])
+@pytest.mark.parametrize("content_type", ["text/plain", "text/plain;charset=UTF-8",
+                                          "application/x-www-form-urlencoded", None])
+async def test_a_body_that_is_not_json_by_its_type_is_415(client: httpx.AsyncClient,
+                                                         db: SqliteDatabase,
+                                                         path: str,
+                                                         content_type: str | None) -> None:
+    # What the hub sends (hub/client.py), but for the type: /api/ routes answer 415 too.
+    await heartbeat(client)
+    body = (batch("b1", [note("a.md", "fine")]) if path == "/vault/sync"
+            else {"vault_id": LIFE_ID, "vault": "Life"})
+    before = await stored(db)
+    request = client.build_request("POST", path, content=json.dumps(body), headers=auth())
+    if content_type is not None:
+        request.headers["content-type"] = content_type
+    assert request.headers.get("content-type") == content_type
+    response = await client.send(request)
+    assert response.status_code == 415, response.text
+    error = response.json()["error"]
+    assert error["code"] == "json_required"
+    assert "Content-Type: application/json" in error["message"]
+    assert await stored(db) == before
+    # The token is checked first: without it the answer is 401, whatever the type.
+    del request.headers["authorization"]
+    assert (await client.send(request)).status_code == 401
+    request.headers["authorization"] = auth()["authorization"]
+    request.headers["content-type"] = "application/json; charset=utf-8"
+    assert (await client.send(request)).status_code == 200
+
+
 @pytest.mark.parametrize("content", [b"not json", b"\xff\xfe", b"[1, 2]", b""])
 async def test_malformed_body_is_400(client: httpx.AsyncClient, content: bytes) -> None:
-    response = await client.post("/vault/sync", content=content, headers=auth())
+    response = await client.post("/vault/sync", content=content, headers={**JSON, **auth()})
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "bad_request"
 
@@ -254,6 +311,6 @@ async def test_status_reports_sync_freshness(client: httpx.AsyncClient) -> None:
 async def test_unpaired_surrogate_in_a_note_is_400(client: httpx.AsyncClient) -> None:
     body = batch("b1", [note("a.md", "fine")])
     raw = json.dumps(body).replace('"fine"', '"\\udc80 broken"').encode()
-    response = await client.post("/vault/sync", content=raw, headers=auth())
+    response = await client.post("/vault/sync", content=raw, headers={**JSON, **auth()})
     assert response.status_code == 400
     assert await count_notes(client) == 0

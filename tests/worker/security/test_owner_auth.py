@@ -85,6 +85,39 @@ async def test_owner_token_as_bearer(client: httpx.AsyncClient, runtime: Runtime
     assert (await client.get("/status", headers=auth())).status_code == 403
 
 
+@pytest.mark.parametrize(("header", "code", "says"), [
+    (None, "owner_login_required", "sign in first"),
+    ("Basic czNjcmV0LW93bmVy", "bearer_scheme_required",
+     "Authorization must use the Bearer scheme: send 'Authorization: Bearer <OWNER_TOKEN>'"),
+    ("s3cret-owner", "bearer_scheme_required", "Authorization must use the Bearer scheme"),
+    ("Bearer  ", "bearer_scheme_required",
+     "the Authorization header names the Bearer scheme but no token"),
+])
+async def test_a_401_says_what_is_wrong_with_the_credentials(
+        client: httpx.AsyncClient, runtime: Runtime, header: str | None, code: str,
+        says: str) -> None:
+    configure(runtime, owner_token="s3cret-owner", local_owner=False)
+    headers = {"authorization": header} if header is not None else {}
+    for response in (await client.get("/api/conversations", headers=headers),
+                     await client.post("/api/chat", json={"content": "x"}, headers=headers)):
+        assert response.status_code == 401
+        error = response.json()["error"]
+        assert error["code"] == code and error["message"].startswith(says), error
+        assert "s3cret-owner" not in response.text
+        assert response.headers["www-authenticate"] == 'Bearer realm="mallory-owner"'
+
+
+async def test_the_sign_in_cookie_wins_over_an_authorization_of_another_scheme(
+        client: httpx.AsyncClient, runtime: Runtime) -> None:
+    # A proxy's HTTP Basic in front of `mallory serve` makes the browser send it on every
+    # request, beside the cookie: the cookie signs it in.
+    configure(runtime, owner_token="s3cret-owner", local_owner=False)
+    assert (await client.post("/owner/login", data={"token": "s3cret-owner"})).status_code == 303
+    response = await client.get("/api/conversations",
+                                headers={"authorization": "Basic cHJveHk6cGFzcw=="})
+    assert response.status_code == 200
+
+
 async def test_owner_token_login_sets_a_strict_cookie(client: httpx.AsyncClient,
                                                       runtime: Runtime) -> None:
     configure(runtime, owner_token="s3cret-owner", local_owner=False)

@@ -20,8 +20,8 @@ from shared.api.json_bounds import (
     _hop_strings,
     loads_bounded,
 )
-from tests.conftest import auth
-from tests.rows import one
+from tests.conftest import LIFE_ID, auth, heartbeat
+from tests.rows import one, stored
 from worker.cursors import parse_conversation_cursor
 
 JSON = {"content-type": "application/json"}
@@ -49,6 +49,51 @@ async def test_hostile_sync_bodies(client: httpx.AsyncClient, body: bytes, code:
     response = await client.post("/vault/sync", content=body, headers={**JSON, **auth()})
     assert response.status_code == 400
     assert response.json()["error"]["code"] == code
+
+
+# Every route that parses a JSON body, each with a body that is right but for a key named
+# twice: the key is named in a 400 and nothing is stored (json.loads alone kept the last).
+DUPLICATED = [
+    ("POST", "/api/chat", b'{"content": "first zebra", "content": "second zebra"}', "content"),
+    ("POST", "/api/chat", b'{"content": "zebra", "context": {"timezone": "Europe/Rome", '
+                          b'"timezone": "Pacific/Auckland"}}', "timezone"),
+    ("POST", "/api/memories", b'{"fact": "I like tea", "fact": "I like coffee"}', "fact"),
+    ("PUT", "/api/memory/pause", b'{"paused": true, "paused": false}', "paused"),
+    ("POST", "/api/feedback", b'{"message_id": "m", "n": 1, "n": 2, "judgment": "relevant"}',
+     "n"),
+    ("PATCH", "/api/conversations/c1", b'{"title": "a", "title": "b"}', "title"),
+    ("POST", "/api/import?format=mallory", b'{"format": "mallory-export", "version": 1, '
+                                           b'"version": 2, "conversations": []}', "version"),
+    ("POST", "/mcp", b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", '
+                     b'"method": "tools/call"}', "method"),
+    ("POST", "/vault/heartbeat", b'{"vault_id": "' + LIFE_ID.encode() + b'", "vault": "Life", '
+                                 b'"vault": "Work"}', "vault"),
+    ("POST", "/vault/sync", b'{"batch_id": "b1", "vault_id": "' + LIFE_ID.encode() + b'", '
+     b'"vault": "Life", "seq": 1, "deletes": [], "upserts": [{"path": "A.md", "path": "B.md", '
+     b'"title": "A", "body": "x", "mtime": 1, "note_date": 1, "content_hash": "h", '
+     b'"tags": [], "aliases": []}]}', "path"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "key"), DUPLICATED)
+async def test_a_key_named_twice_is_a_400_naming_it(client: httpx.AsyncClient,
+                                                    db: SqliteDatabase, method: str,
+                                                    path: str, body: bytes, key: str) -> None:
+    await heartbeat(client)  # a vault to sync into: only the duplicate is wrong
+    before = await stored(db)
+    response = await client.request(method, path, content=body, headers={**JSON, **auth()}
+                                    if path.startswith("/vault/") else JSON)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "duplicate_key"
+    assert f"names the key {key!r} twice" in error["message"]
+    assert await stored(db) == before
+
+
+@pytest.mark.parametrize("body", [b'{"a": {"x": 1}, "b": {"x": 2}}', b'{"a": 1, "A": 2}',
+                                  b'[{"a": 1}, {"a": 2}]', rb'{"a": "\"a\": 1"}'])
+def test_the_same_key_in_other_objects_is_no_duplicate(body: bytes) -> None:
+    assert loads_bounded(body, "x") == json.loads(body)
 
 
 @pytest.mark.parametrize("body", [b"NaN", b"[Infinity]", b"[-Infinity]", b"[1e400]",

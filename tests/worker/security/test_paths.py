@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from shared.api.errors import BadRequest, Forbidden, PayloadTooLarge, Unauthorized
-from shared.api.limits import MAX_OWNER_BODY_BYTES
+from shared.api.limits import MAX_IMPORT_BODY_BYTES, MAX_OWNER_BODY_BYTES
 from tests.conftest import LOCAL_OWNER, auth, batch, heartbeat, note
 from tests.worker.security.access_keys import ACCESS
 from worker.config import Settings
@@ -60,6 +60,20 @@ def test_owner_routes_are_prechecked_from_headers() -> None:
         precheck_request("POST", "/owner/login", {"content-length": "100000"}, no_auth)
     precheck_request("GET", "/", {}, no_auth)  # the web client's files are public
     precheck_request("GET", "/app.js", {"content-length": str(10**9)}, no_auth)
+
+
+def test_an_import_is_prechecked_against_its_own_limit() -> None:
+    # An export file is larger than any other owner body: the 64,000 bytes of a chat
+    # refused at the edge what the route itself takes.
+    for raw in ("/api/import", "/%61pi/import"):
+        precheck_request("POST", raw, {"content-length": str(MAX_IMPORT_BODY_BYTES)},
+                         SETTINGS)
+        with pytest.raises(PayloadTooLarge, match=f"the limit is {MAX_IMPORT_BODY_BYTES}"):
+            precheck_request("POST", raw, {"content-length": str(MAX_IMPORT_BODY_BYTES + 1)},
+                             SETTINGS)
+    with pytest.raises(PayloadTooLarge):
+        precheck_request("POST", "/api/importx",
+                         {"content-length": str(MAX_OWNER_BODY_BYTES + 1)}, SETTINGS)
 
 
 @pytest.mark.parametrize("raw", ["/vault%2Fsync", "/%76ault/sync"])
