@@ -140,8 +140,8 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
     """What automatic recall would inject for `text` (no hits when none is reliable): the
     gate's hits, with the notes their conflict relations reach beside them. A time the
     message names restricts recall to it, unless nothing there passes the gate: then it
-    recalls as if no time were named. `every_row`: see `candidates` (the inspector shows
-    every row; the hits are the same)."""
+    recalls as if no time were named (unless it names only a time). `every_row`: see
+    `candidates` (the inspector shows every row; the hits are the same)."""
     scope = scope_of(text, Mode.AUTOMATIC, now_ms, zone)
     kwargs: dict[str, Any] = {"exclude_ids": exclude_ids, "conversation_id": conversation_id,
               "text_is_stored": text_is_stored, "policy": policy, "semantics": semantics,
@@ -151,7 +151,10 @@ async def gated(db: Database, text: str, now_ms: int, *, exclude_ids: tuple[str,
         measure = gauge(found, semantics)
         decisions, hits = (await decide(db, found, policy, measure, now_ms)
                            if act == "request" else ([], []))
-        if hits or act != "request":
+        # A message that names only a time asks about that time: with nothing there, the
+        # time words themselves are no query ("anything from yesterday?" recalled notes
+        # that say "yesterday").
+        if hits or act != "request" or scope.query.is_empty:
             return Gated(found=found, hits=hits, skipped=None if hits else act, time=scope,
                          decisions=tuple(decisions), model=measure.model)
         scope = replace(scope, applied=False)

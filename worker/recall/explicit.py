@@ -54,15 +54,16 @@ async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter =
                  zone: Zone = UTC_ZONE) -> ExplicitResult:
     """`vault`: only that vault's notes (by name); every vault when None. A time the query
     names restricts it to that time (worker/recall/timeframe.py), unless nothing there is
-    found: then it is searched as typed. A conversation's rows are ranked
-    `policy.candidates` hits deep whatever `limit` (worker/corpora/base.rows_read)."""
+    found: then it is searched as typed, if it names more than a time. A conversation's
+    rows are ranked `policy.candidates` hits deep whatever `limit`
+    (worker/corpora/base.rows_read)."""
     filters = Filters(source=source, vault=vault, limit=limit,
                       pool=policy.candidates)
     scope = scope_of(text, Mode.EXPLICIT, now_ms, zone)
     if scope is not None:
         result = await _result(db, scope.query, await within(db, scope, filters, now_ms, mode),
                                policy, limit, scope, now_ms, semantics)
-        if result.hits:
+        if result.hits or scope.query.is_empty:  # a query of time words alone: that time
             return result
         scope = replace(scope, applied=False)
     query = build_query(text, Mode.EXPLICIT)

@@ -82,7 +82,23 @@ async def test_automatic_recall_of_a_day_injects_its_record(db: SqliteDatabase) 
 async def test_automatic_recall_lists_no_long_span(db: SqliteDatabase) -> None:
     await boiler_history(db)
     found = await gated(db, "what did I do this year?", NOW_MS)
-    assert found.hits == [] and found.time is not None and not found.time.applied
+    # Nor does it search the time words instead: the message asks about that time only.
+    assert found.hits == [] and found.time is not None and found.time.applied
+
+
+async def test_a_time_alone_with_nothing_in_it_recalls_nothing(db: SqliteDatabase) -> None:
+    """"anything from yesterday?" with nothing dated yesterday: not the notes that hold the
+    word "yesterday" (searched as typed, they were injected)."""
+    await store_notes(db, note("Work/Standup.md", "Stand-up format: yesterday, today, "
+                               "blockers.", title="Stand-up"))
+    for text in ("anything from yesterday?", "what did I do yesterday?"):
+        found = await gated(db, text, NOW_MS + 30 * 86_400_000)
+        assert found.hits == [] and found.time is not None, text
+        listed = await search(db, text, NOW_MS + 30 * 86_400_000)
+        assert listed.hits == [] and listed.time is not None, text
+    # A message that names more than a time is still searched as typed.
+    found = await gated(db, "the stand-up format, from yesterday?", NOW_MS + 30 * 86_400_000)
+    assert [h.identity.id for h in found.hits] == ["Work/Standup.md"]
 
 
 async def test_a_time_with_no_match_recalls_as_before(db: SqliteDatabase) -> None:
