@@ -1,7 +1,8 @@
 """Echoes and bare questions in recall (shared/rank/echoes.py judges them).
 
-Automatic recall leaves out a bare question, and an echo whose sources are among the
-candidates: the note itself is recalled in its place (it still says what the answer
+Automatic recall leaves out a bare question, an echo whose sources are among the
+candidates, and a message a saved memory among them was saved from: the note, the past
+message or the memory itself is recalled in its place (it still says what the answer
 quoted, or the answer would have been withdrawn: worker/store/citations.py). Explicit
 search keeps both, below what they repeat: an echo just under its best source, a bare
 question at BARE_QUESTION_WEIGHT of its score.
@@ -12,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
+from shared.knowledge.roles import SAVED_MEMORY_ROLE
 from shared.rank.candidate import Candidate
 from shared.rank.echoes import Shown, answer_id, bare_question, echo
 from worker.db import Database
 from worker.store.chats import shown_to
+from worker.store.memories import saved_from
 
 BARE_QUESTION_WEIGHT = 0.5
 BELOW = 0.99  # an echo's score as a share of its best source's
@@ -58,8 +61,19 @@ async def without_echoes(db: Database, candidates: Sequence[Candidate],
     held = [_holds(c) for c in candidates]
     present = set().union(*held) if held else set()
     present.update(("note", group) for kind, group in unbuilt if kind == "note")
+    kept = await _saved_from(db, candidates)
     return [c for i, c in enumerate(candidates)
-            if i not in bare and not ((echoes.get(i, set()) - held[i]) & present)]
+            if i not in bare and not ((echoes.get(i, set()) - held[i]) & present)
+            and not (c.identity.kind == "message" and kept & set(c.identity.covers))]
+
+
+async def _saved_from(db: Database, candidates: Sequence[Candidate]) -> set[str]:
+    """The messages that saved memories among the candidates were saved from: the memory,
+    the fact as the owner approved it, is recalled in their place (the same fact twice was
+    injected)."""
+    saved = [c.identity.id for c in candidates
+             if c.identity.kind == "message" and c.identity.knowledge_role == SAVED_MEMORY_ROLE]
+    return await saved_from(db, saved) if saved else set()
 
 
 async def behind_echoes(db: Database, candidates: Sequence[Candidate]) -> list[Candidate]:

@@ -10,6 +10,7 @@ fact (answers given with it in view are withdrawn) and saves the new one in its 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,11 @@ LEFT JOIN messages AS src ON src.id = s.source_message_id"""
 LIST_SQL = f"{MEMORY_COLUMNS}\nORDER BY s.created_at DESC, s.message_id"
 GET_SQL = f"{MEMORY_COLUMNS}\nWHERE s.message_id = ?1"
 SOURCE_SQL = "SELECT id FROM messages WHERE id = ?1"
+# The messages the given saved memories (?1, a JSON array of their ids) were saved from.
+SAVED_FROM_SQL = """
+SELECT source_message_id AS id FROM saved_memories
+WHERE message_id IN (SELECT value FROM json_each(?1)) AND source_message_id IS NOT NULL
+"""
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,12 @@ class Memory:
                    source_message_id=row.get("source_message_id"),
                    source_conversation_id=row.get("source_conversation_id"),
                    created_at=int(row["created_at"]))
+
+
+async def saved_from(db: Database, memory_ids: list[str]) -> set[str]:
+    """The ids of the messages these saved memories were saved from."""
+    rows = (await db.prepare(SAVED_FROM_SQL).bind(json.dumps(memory_ids)).all()).results
+    return {str(r["id"]) for r in rows}
 
 
 async def list_memories(db: Database) -> list[Memory]:

@@ -165,3 +165,17 @@ async def test_export_and_import_carry_memories_and_feedback_and_never_a_forgott
         assert response.status_code == 404
         hits = (await ok(await c.get("/api/search", params={"q": "safe combination"})))
         assert hits["hits"] == []
+
+
+async def test_a_saved_memory_is_recalled_in_place_of_the_message_it_was_saved_from(
+        client: httpx.AsyncClient) -> None:
+    """The fact once, as the owner approved it: not beside the message it came from."""
+    said = await chat(client, ASK)
+    saved = await ok(await client.post("/api/memories", json={
+        "fact": said["proposed_memory"], "source_message_id": said["user_message"]["id"]}))
+    for _ in range(2):
+        asked = await chat(client, "what is my bike lock code?")
+        assert [s["id"] for s in asked["assistant_message"]["sources"]] == [saved["id"]]
+    # Search lists both: the owner asked, and reads where the fact came from.
+    found = await ok(await client.get("/api/search", params={"q": "bike lock code"}))
+    assert {saved["id"], said["user_message"]["id"]} <= {h["id"] for h in found["hits"]}
