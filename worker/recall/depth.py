@@ -45,10 +45,13 @@ class Bounds:
 class Cut:
     """What the bound left out of a search: the most any left-out row could score, and
     the groups left out (an echo of a note left out is still an echo,
-    worker/recall/echoes.py)."""
+    worker/recall/echoes.py); in a semantic mode, each left-out row's place in the
+    lexical list, (−relevance × recency, −timestamp, unit), ascending, as far as a built
+    row's rank needs it (worker/recall/fused_depth.py, shared.rank.fusion)."""
 
     best: float
     groups: frozenset[tuple[str, str]]
+    skipped: tuple[tuple[float, int, str], ...] = ()
 
 
 def cut(rows: Sequence[Bounds], depth: int) -> tuple[list[int], Cut | None]:

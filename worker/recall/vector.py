@@ -108,6 +108,14 @@ def candidates(found: Found, results: Sequence[Result], query: SearchQuery, now_
     return made
 
 
+def groups(found: Found, results: Sequence[Result]) -> set[tuple[str, str]]:
+    """The groups (kind, group column value) of the resolved hits (`results` of
+    resolve_statements, in order)."""
+    return {(record.kind, str(row[record.group_column]))
+            for (record, _), result in zip(found.corpora, results, strict=True)
+            for row in result.results}
+
+
 async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
                    now_ms: int, query_vector: Sequence[float] | None = None
                    ) -> list[Candidate]:
