@@ -9,6 +9,7 @@ import asyncio
 import hashlib
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -245,3 +246,35 @@ def test_a_list_fused_by_rank_lends_no_score_between_adjacent_units() -> None:
     for mode in (RetrievalMode.LEXICAL, RetrievalMode.ADAPTIVE, RetrievalMode.QUALITY):
         assert modes.lending(EXPLICIT, ran(mode)) is EXPLICIT
     assert modes.lending(AUTOMATIC, ran(RetrievalMode.HYBRID)) is AUTOMATIC
+
+
+@pytest.mark.parametrize("mode", [RetrievalMode.HYBRID, RetrievalMode.ADAPTIVE])
+async def test_the_gate_depth_leaves_out_only_what_changes_no_kept_candidate(
+        db: SqliteDatabase, mode: RetrievalMode) -> None:
+    # worker/recall/fused_depth.py: with the depth, groups sure to rank past it are not
+    # built, and every candidate that is keeps the scores and ranks of the whole list.
+    edge = await indexed(db, FakeWorkersAI(answer=answer))
+    sem = Semantics(edge.embedder, edge.index, None)  # with a reranker adaptive is unbounded
+    await store_notes(db, *(note(f"Log/day {i}.md", " ".join(["kettle"] * (1 + i % 7)) +
+                                 " descaled with vinegar" + " and more words" * i,
+                                 mtime=NOW_MS - (1 + i) * 86_400_000) for i in range(30)),
+                      # What the vectors favour (the query's "refund"), with the log below.
+                      *(note(f"Other/{i}.md", f"money back, page {i}") for i in range(35)),
+                      # A vector hit low in the lexical list: built, under left-out rows.
+                      note("Log/money.md", "money back for the kettle and more words and "
+                           "more words and more words and more words"),
+                      batch_id="logs")
+    while (await index_pending(db, sem, NOW_MS)).more:
+        pass
+    query = build_query("kettle vinegar refund", Mode.AUTOMATIC)
+    filters = Filters(limit=AUTOMATIC.candidates, standing=AUTOMATIC.standing)
+    whole = await retrieve(db, sem, query, filters, NOW_MS, mode)
+    bounded = await retrieve(db, sem, query, replace(filters, depth=3), NOW_MS, mode)
+    assert whole.lexical.cut is None and bounded.lexical.cut is not None
+    full = {c.identity.unit: c for c in whole.candidates}
+    assert len(bounded.candidates) < len(full)
+    assert all(full[c.identity.unit] == c for c in bounded.candidates)
+    lexical = [c for c in bounded.candidates if c.scores.lexical_rank]
+    assert max(c.scores.lexical_rank or 0 for c in lexical) > len(lexical)
+    assert not {c.identity.group for c in bounded.candidates} & {
+        group for _, group in bounded.lexical.cut.groups}
