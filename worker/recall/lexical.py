@@ -154,12 +154,10 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
     (worker/recall/depth.py); a row the first pass reads as never `judged` is bounded
     with no feedback (Corpus.ranked_sql). A row of a note with relations is always built:
     the gate's bundles take a retrieved partner's candidate (worker/recall/together.py)."""
-    rows, spans = measured(query, found, corpora, now_ms, floor, filters, typed)
-    if not (filters and filters.score_floor and spans):
+    rows, bounds, _ = measured(query, found, corpora, now_ms, floor, filters, typed)
+    if not (filters and filters.score_floor and bounds):
         return [Ranked(*r) for r in rows], None
-    build, left = cut([Bounds(s.group, s.low * s.boost * s.standing_low,
-                              s.high * s.boost * s.standing_high, s.kept) for s in spans],
-                      filters.depth)
+    build, left = cut(bounds, filters.depth)
     return [Ranked(*rows[i]) for i in build], left
 
 
@@ -168,13 +166,16 @@ Measured = tuple[Corpus, Row, float, float, int, dict[frozenset[str], float]]
 
 def measured(query: SearchQuery, found: Searched, corpora: Sequence[Corpus], now_ms: int,
              floor: Mapping[str, float] | None = None, filters: Filters | None = None,
-             typed: SearchQuery | None = None) -> tuple[list[Measured], list[Span]]:
+             typed: SearchQuery | None = None, *, fused: bool = False
+             ) -> tuple[list[Measured], list[Bounds], list[Span]]:
     """The rows that may pass the score floor, each with its Ranked fields, and, with
-    `filters.depth`, what bounds each one's score (see `ranked`)."""
+    `filters.depth`, what bounds each one's score (see `ranked`): its final score's
+    (`Bounds`), or, `fused`, its parts (`Span`, worker/recall/fused_depth.py)."""
     limits = ceilings(query, found.stats)
     # Each row's Ranked fields: only the rows kept are made Ranked (at 100k messages +
     # 10k notes the depth leaves about 23 of 117, bench.latency).
     rows: list[Measured] = []
+    bounds: list[Bounds] = []
     spans: list[Span] = []
     weighs = filters.standing if filters and filters.depth else None
     as_typed = typed or query
@@ -206,11 +207,16 @@ def measured(query: SearchQuery, found: Searched, corpora: Sequence[Corpus], now
                     if ends is None:
                         ends = standings[held, judged] = span(held, weighs, judged)
                     low, high = ends
+                if not fused:
+                    bounds.append(Bounds((corpus.kind, str(row[grouped])),
+                                         min(base * least, 1.0) * boost * low,
+                                         min(base * most, 1.0) * boost * high, related))
+                    continue
                 spans.append(Span((corpus.kind, str(row[grouped])),
                                   str(row.get("unit_id") or ""), min(base * least, 1.0),
                                   min(base * most, 1.0), boost, ts, low, high, related,
-                                  exact=not ratios))
-    return rows, spans
+                                  not ratios))
+    return rows, bounds, spans
 
 
 def built(query: SearchQuery, found: Searched, rows: Sequence[Ranked]) -> list[Candidate]:
@@ -238,7 +244,7 @@ async def fused(db: Database, query: SearchQuery, found: Searched,
                 semantic: Semantic) -> tuple[list[Candidate], Cut | None]:
     """The rows as candidates in a semantic mode, the gate's depth applied to their fused
     scores (worker/recall/fused_depth.py), and what it left out of them."""
-    rows, spans = measured(query, found, corpora, now_ms, filters=filters)
+    rows, _, spans = measured(query, found, corpora, now_ms, filters=filters, fused=True)
     facts = await semantic.facts(sorted({s.unit for s in spans if s.unit}))
     build, left, unsure = (list(range(len(rows))), None, []) if facts is None else \
         fused_cut(spans, filters.depth, semantic.fusion, *facts)
