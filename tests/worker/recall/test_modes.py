@@ -110,6 +110,31 @@ async def test_an_exact_title_keeps_the_lexical_order(db: SqliteDatabase) -> Non
     assert all(c.scores.fused == 0.0 for c in found.candidates if not c.scores.lexical_rank)
 
 
+async def test_an_exact_title_keeps_the_lexical_order_within_the_gate_depth(
+        db: SqliteDatabase) -> None:
+    # The bound is made for the blend (worker/recall/fused_depth.py): on an exact identity
+    # recall searches again without it, and lists what the unbounded search lists.
+    edge = await indexed(db, FakeWorkersAI(answer=answer))
+    sem = Semantics(edge.embedder, edge.index, None)
+    # "heroku!" is another word to the stand-in embedder: the logs are no vector hits,
+    # the money pages are (the query's "refund").
+    await store_notes(db, note("Dev/Refund heroku.md", "How heroku bills a refund.",
+                               title="Refund heroku"),
+                      *(note(f"Dev/log {i}.md", "heroku! " * (1 + i % 5) + "deploy")
+                        for i in range(30)),
+                      *(note(f"Other/{i}.md", f"money back, page {i}") for i in range(40)),
+                      batch_id="logs")
+    while (await index_pending(db, sem, NOW_MS)).more:
+        pass
+    query = build_query("refund heroku", Mode.AUTOMATIC)
+    filters = Filters(limit=AUTOMATIC.candidates, standing=AUTOMATIC.standing)
+    whole = await retrieve(db, sem, query, filters, NOW_MS, RetrievalMode.ADAPTIVE)
+    bounded = await retrieve(db, sem, query, replace(filters, depth=3), NOW_MS,
+                             RetrievalMode.ADAPTIVE)
+    assert whole.exact and bounded.exact and order(bounded)[0] == "Dev/Refund heroku.md"
+    assert bounded.candidates == whole.candidates
+
+
 async def test_hybrid_fuses_by_reciprocal_rank(db: SqliteDatabase) -> None:
     sem = await indexed(db, FakeWorkersAI(answer=answer))
     found = await run(db, sem, "return the price", RetrievalMode.HYBRID)
@@ -235,6 +260,17 @@ async def test_the_query_is_embedded_while_d1_answers_the_lexical_search(
     [(asked, before), (answered, lexical_batches)] = seen
     assert (asked, before, answered) == ("asked", 0, "answered")
     assert lexical_batches >= 1 and counted.batches == lexical_batches + 1
+    # Bounded by the gate's depth (worker/recall/fused_depth.py), the same: asked before
+    # the first pass, answered after it; then the hits are resolved, and the kept rows read.
+    seen.clear()
+    counted.batches = 0
+    await retrieve(counted, Semantics(InFlight(), sem.index),  # type: ignore[arg-type]
+                   build_query("return the price", Mode.AUTOMATIC),
+                   Filters(limit=10, standing=AUTOMATIC.standing, depth=AUTOMATIC.depth),
+                   NOW_MS, RetrievalMode.HYBRID)
+    [(asked, before), (answered, lexical_batches)] = seen
+    assert (asked, before, answered) == ("asked", 0, "answered")
+    assert lexical_batches >= 1 and counted.batches == lexical_batches + 2
 
 
 def test_a_list_fused_by_rank_lends_no_score_between_adjacent_units() -> None:
