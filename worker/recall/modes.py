@@ -271,6 +271,9 @@ async def _bounded(db: Database, sem: Semantics, query: SearchQuery, filters: Fi
             db, query, filters, now_ms, semantic=Semantic(fusion, resolution.facts))
     except Exception as exc:
         found = exc
+    except BaseException:  # cancelled: so is the search (as gather would)
+        search.cancel()
+        raise
     try:
         hits: vector.Found | BaseException = await search
     except Exception as exc:
