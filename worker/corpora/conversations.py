@@ -195,7 +195,7 @@ LIMIT ?1
 """
 # ?1 vector ids, ?2 the model, ?3–?5 the exclusions.
 VECTOR_RESOLVE_SQL = f"""
-SELECT v.vector_id, {UNIT_COLUMNS}, NULL AS bm25,
+SELECT v.vector_id, {UNIT_COLUMNS}, u.id AS unit_id, NULL AS bm25,
        {UNIT_TEXTS}
 FROM vector_units AS v
 JOIN conversation_units AS u ON u.id = v.unit_id

@@ -46,9 +46,29 @@ class Fusion(Enum):
     SCORES = "scores"  # adaptive: the blend, or the lexical order on an exact identity
 
 
+@dataclass(frozen=True, slots=True)
+class VectorSpan:
+    """A resolved vector hit before it is a candidate: its group, its unit, its cosine, its
+    recency, standing's least and most, and `kept` (a note with relations)."""
+
+    group: tuple[str, str]
+    unit: str
+    cosine: float
+    boost: float
+    standing_low: float
+    standing_high: float
+    kept: bool = False
+
+    @property
+    def key(self) -> tuple[float, str]:
+        """Where it sorts in the vector list (shared.rank.fusion)."""
+        return -self.cosine, self.unit
+
+
 # What the vector side tells of the first pass's units: the groups (kind, group column
-# value) of the resolved vector hits, and the units that hold a vector of the model.
-Facts = tuple[Collection[tuple[str, str]], Collection[str]]
+# value) of the resolved vector hits, the units that hold a vector of the model, and the
+# hits themselves, in their order.
+Facts = tuple[Collection[tuple[str, str]], Collection[str], Sequence[VectorSpan]]
 
 
 @dataclass(frozen=True)
@@ -126,14 +146,15 @@ def _fused(s: Span, ranks: tuple[int, int], pending: bool, fusion: Fusion,
 
 
 def cut(spans: Sequence[Span], depth: int, fusion: Fusion,
-        hit_groups: Collection[tuple[str, str]], embedded: Collection[str]
-        ) -> tuple[list[int], Cut | None, list[int]]:
+        hit_groups: Collection[tuple[str, str]], embedded: Collection[str],
+        vectors: Sequence[VectorSpan] = ()) -> tuple[list[int], Cut | None, list[int]]:
     """The indexes of the rows to build, in order; what was left out (None: nothing), its
     `skipped` the lexical keys of the left-out rows sure to rank above or below every
     built row; and the indexes of the other left-out rows, whose exact keys the caller
     adds (their text read and their relevance corrected, not built). `hit_groups`: the
     groups of the resolved vector hits; `embedded`: the units that hold a vector of the
-    model."""
+    model; `vectors`: the hits, of which groups no lexical row is in may be left out too
+    (`_vector_out`)."""
     everything: tuple[list[int], Cut | None, list[int]] = (list(range(len(spans))), None, [])
     if depth <= 0 or not spans:
         return everything
@@ -159,14 +180,61 @@ def cut(spans: Sequence[Span], depth: int, fusion: Fusion,
         return everything
     bar = sorted(least.values(), reverse=True)[depth - 1]
     out = {g for g, m in most.items() if g not in kept and _above(m) < bar}
-    if not out:
+    vector_out, vector_most, anchor = _vector_out(vectors, bar, fusion, set(least))
+    if not out and not vector_out:
         return everything
-    unsure = _unsure(spans, out)
+    unsure = _unsure(spans, out) if out else set()
     return ([i for i, s in enumerate(spans) if s.group not in out],
-            Cut(best=max(most[g] for g in out), groups=frozenset(out),
+            Cut(best=max([*(most[g] for g in out), vector_most]), groups=frozenset(
+                out | vector_out),
                 skipped=tuple(sorted(s.key for i, s in enumerate(spans)
-                                     if s.group in out and i not in unsure))),
+                                     if s.group in out and i not in unsure)),
+                vector_skipped=tuple(sorted(v.key for v in vectors
+                                            if v.group in vector_out)),
+                anchor=anchor),
             sorted(unsure))
+
+
+def _vector_out(vectors: Sequence[VectorSpan], bar: float, fusion: Fusion,
+                lexical: Collection[tuple[str, str]]
+                ) -> tuple[set[tuple[str, str]], float, str | None]:
+    """The groups of vector hits alone (no lexical row) sure to score under `bar`, the most
+    any of them can score, and the anchor: the unit of a group of one hit, built, whose
+    cosine is at least every left-out hit's, so that the best cosine among the slot
+    holders (shared/rank/evidence.py) stays a built one's (`depth.holds` checks that it
+    survives echoes and feedback)."""
+    if not vectors:
+        return set(), 0.0, None
+    order = sorted(range(len(vectors)), key=lambda i: vectors[i].key)
+    rank = {i: r for r, i in enumerate(order, 1)}
+    cosines = [v.cosine for v in vectors]
+    low, high = min(cosines), max(cosines)
+    units: dict[str, int] = {}
+    rows: dict[tuple[str, str], int] = {}
+    for v in vectors:
+        units[v.unit] = units.get(v.unit, 0) + 1
+        rows[v.group] = rows.get(v.group, 0) + 1
+    kept = {v.group for v in vectors if v.group in lexical or v.kept or units[v.unit] > 1}
+    most: dict[tuple[str, str], float] = {}
+    top: dict[tuple[str, str], float] = {}  # each group's best cosine
+    for i, v in enumerate(vectors):
+        if fusion is Fusion.RANKS:
+            fused = 1.0 / (RRF_K + rank[i])
+        else:
+            fused = VECTOR_WEIGHT * ((v.cosine - low) / (high - low) if high > low else 1.0)
+        most[v.group] = max(most.get(v.group, 0.0), fused * v.boost * v.standing_high)
+        top[v.group] = max(top.get(v.group, v.cosine), v.cosine)
+    out = {g for g, m in most.items() if g not in kept and _above(m) < bar}
+    # The anchor: the best hit alone in its group, built (left out or not).
+    alone = [(top[g], g) for g in top if rows[g] == 1 and g not in kept]
+    if not out or not alone:
+        return set(), 0.0, None
+    cosine, group = max(alone)
+    out = {g for g in out if top[g] <= cosine and g != group}
+    if not out:
+        return set(), 0.0, None
+    anchor = next(v.unit for v in vectors if v.group == group)
+    return out, max(most[g] for g in out), anchor
 
 
 def _unsure(spans: Sequence[Span], out: Collection[tuple[str, str]]) -> set[int]:

@@ -20,15 +20,18 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from shared.knowledge.standing import span
 from shared.rank.candidate import Candidate
-from shared.rank.fusion import LexicalKey, blend, fuse
+from shared.rank.fusion import LexicalKey, VectorKey, blend, fuse
 from shared.rank.policy import Gauge, RecallPolicy
+from shared.rank.scoring import recency_boost
 from shared.text.sanitiser import SearchQuery
 from shared.text.tokenizer import fold
 from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall import lexical, vector
-from worker.recall.fused_depth import Facts, Fusion, Semantic
+from worker.recall.depth import Cut
+from worker.recall.fused_depth import Facts, Fusion, Semantic, VectorSpan
 from worker.recall.lexical import LexicalResult
 from worker.recall.retrieval_mode import Ran, RetrievalMode
 from worker.semantic.ports import SemanticError
@@ -136,7 +139,7 @@ class _Resolution:
                  now_ms: int, search: asyncio.Task[vector.Found]) -> None:
         self.db, self.sem, self.query, self.filters, self.now_ms = db, sem, query, filters, now_ms
         self.search = search
-        self.semantic: list[Candidate] | None = None  # the resolved hits, once asked
+        self.hits: list[vector.Hit] | None = None  # the resolved hits, once asked
         self.have: set[str] = set()  # the units asked about that hold a vector
 
     async def facts(self, units: Sequence[str]) -> Facts | None:
@@ -150,10 +153,25 @@ class _Resolution:
         statements = [*resolve, *([check] if check is not None else [])]
         results = await self.db.batch(statements) if statements else []
         self.have = vector.embedded_ids(results[-1]) if check is not None else set()
-        resolved = results[:len(resolve)]
-        self.semantic = vector.candidates(hits, resolved, self.query, self.now_ms) \
-            if resolve else []
-        return (vector.groups(hits, resolved) if resolve else set()), self.have
+        self.hits = vector.hits(hits, results[:len(resolve)]) if resolve else []
+        return {h.group for h in self.hits}, self.have, [self._span(h) for h in self.hits]
+
+    def _span(self, hit: vector.Hit) -> VectorSpan:
+        """What bounds a hit's score before it is a candidate (its feedback unknown)."""
+        weights = self.filters.standing
+        assert weights is not None
+        row, signals = hit.row, hit.corpus.signals
+        low, high = (weights.floor, weights.ceiling) if signals is None else span(
+            signals(row, self.query), weights)
+        boost = recency_boost(int(row[hit.corpus.timestamp_column]), self.now_ms)
+        return VectorSpan(hit.group, str(row["unit_id"]), hit.cosine, boost, low, high,
+                          bool(row.get("related")))
+
+    def semantic(self, cut: Cut | None) -> list[Candidate]:
+        """The hits the cut kept, as candidates."""
+        assert self.hits is not None
+        kept = self.hits if cut is None else [h for h in self.hits if h.group not in cut.groups]
+        return vector.built(kept, self.query, self.now_ms)
 
 
 def _fusion(mode: RetrievalMode, sem: Semantics) -> Fusion | None:
@@ -185,12 +203,12 @@ def _code(exc: BaseException) -> str:
 
 
 def _adaptive(exact: bool, lexical_list: Sequence[Candidate],
-              vector_list: Sequence[Candidate], skipped: Sequence[LexicalKey] = ()
-              ) -> list[Candidate]:
+              vector_list: Sequence[Candidate], skipped: Sequence[LexicalKey] = (),
+              vector_skipped: Sequence[VectorKey] = ()) -> list[Candidate]:
     """The blended list, or the lexical order when the query names its best hit exactly
-    (vector-only units then follow every lexical one). `skipped`: see
+    (vector-only units then follow every lexical one). `skipped`, `vector_skipped`: see
     shared.rank.fusion.blend."""
-    blended = blend(lexical_list, vector_list, skipped=skipped)
+    blended = blend(lexical_list, vector_list, skipped=skipped, vector_skipped=vector_skipped)
     if not exact:
         return blended
     return [replace(c, scores=replace(c.scores, fused=None if c.scores.lexical_rank else 0.0))
@@ -224,25 +242,28 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
             db, [c.identity.unit for c in lexical_found.candidates], sem.embedder.model))
         return Retrieved(lexical=lex_result, candidates=lex_result.candidates,
                          ran=Ran(mode=RetrievalMode.LEXICAL, fallback=_code(hits)))
-    if resolution is not None and resolution.semantic is not None:
-        lex_result, semantic = _marked(lexical_found, resolution.have), resolution.semantic
+    if resolution is not None and resolution.hits is not None:
+        lex_result = _marked(lexical_found, resolution.have)
+        semantic = resolution.semantic(lex_result.cut)
     else:
         lex_result, semantic = await _resolved(db, sem, query, filters, now_ms,
                                                lexical_found, hits)
-    skipped = lex_result.cut.skipped if lex_result.cut else ()
+    cut = lex_result.cut
+    skipped, vector_skipped = (cut.skipped, cut.vector_skipped) if cut else ((), ())
     done = Retrieved(lexical=lex_result, ran=Ran(mode=mode))
     if mode is RetrievalMode.HYBRID:
-        return replace(done, candidates=fuse(lex_result.candidates, semantic, skipped))
+        return replace(done, candidates=fuse(lex_result.candidates, semantic, skipped,
+                                             vector_skipped))
     exact = _exact_identity(query, lex_result.candidates)
-    if exact and lex_result.cut is not None:
+    if exact and cut is not None:
         # The lexical order stands: the bound, made for the blend, no longer holds
-        # (worker/recall/fused_depth.py). Every row, as an unbounded search has them.
+        # (worker/recall/fused_depth.py). Every row and hit, as an unbounded search has them.
         assert resolution is not None
         lex_result = _marked(await lexical.retrieve(db, query, replace(filters, depth=0),
                                                     now_ms), resolution.have)
-        skipped = ()
+        semantic, skipped, vector_skipped = resolution.semantic(None), (), ()
         done = replace(done, lexical=lex_result)
-    listed = _adaptive(exact, lex_result.candidates, semantic, skipped)
+    listed = _adaptive(exact, lex_result.candidates, semantic, skipped, vector_skipped)
     done = replace(done, candidates=listed, exact=exact)
     if mode is RetrievalMode.ADAPTIVE and (exact or not _uncertain(query, listed)):
         return done

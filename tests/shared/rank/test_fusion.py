@@ -111,3 +111,18 @@ def test_rows_left_out_of_the_lexical_list_still_count_in_its_ranks(
     assert set(part) == {"u0", "u3", "u6", "v"}
     assert all(part[u] == full[u] for u in part)
     assert part["u6"].lexical_rank == 8  # u7, left out, scores 0.6 × 1.01 above it
+
+
+@pytest.mark.parametrize("fused", [fuse, lambda lexical, vector, skipped=(), vector_skipped=():
+                                   blend(lexical, vector, skipped=skipped,
+                                         vector_skipped=vector_skipped)])
+def test_hits_left_out_of_the_vector_list_still_count_in_its_ranks_and_scale(
+        fused: Callable[..., list[Candidate]]) -> None:
+    lexical = [unit("a", relevance=0.8), unit("b", relevance=0.4)]
+    vector = [unit(f"v{i}", cosine=0.9 - 0.1 * i) for i in range(6)]
+    kept, left = [vector[i] for i in (0, 2, 3)], [vector[i] for i in (1, 4, 5)]
+    full = {c.identity.unit: c.scores for c in fused(lexical, vector)}
+    keys = sorted((-(c.scores.cosine or 0.0), c.identity.unit) for c in left)
+    part = {c.identity.unit: c.scores for c in fused(lexical, kept, vector_skipped=keys)}
+    assert set(part) == {"a", "b", "v0", "v2", "v3"}
+    assert all(part[u] == full[u] for u in part)

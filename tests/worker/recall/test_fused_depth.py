@@ -3,7 +3,7 @@ it keeps whole, and the left-out rows whose place in the lexical list must be re
 
 from __future__ import annotations
 
-from worker.recall.fused_depth import Fusion, Span, cut
+from worker.recall.fused_depth import Fusion, Span, VectorSpan, cut
 
 
 def span(group: str, relevance: float, *, high: float | None = None, unit: str | None = None,
@@ -84,3 +84,33 @@ def test_a_recent_row_lower_in_the_lexical_list_may_still_take_a_slot() -> None:
     rows[6] = span("g6", rows[6].low, boost=1.15)  # recency lifts its fused score
     build, _, _ = cut(rows, 3, Fusion.RANKS, (), embedded(rows))
     assert 6 in build
+
+
+def hit(group: str, cosine: float, *, unit: str | None = None, boost: float = 1.0
+        ) -> VectorSpan:
+    return VectorSpan(("note", group), unit or f"v-{group}-{cosine}", cosine, boost, 1.0, 1.0)
+
+
+def test_hits_alone_in_their_groups_and_sure_to_rank_past_the_depth_are_left_out() -> None:
+    rows = ladder(40)
+    # Vector ranks 1..30: hybrid scores rank r 1/(60 + r) at least, the bar is 1/(60 + 3).
+    hits = [hit(f"h{i}", 0.9 - i * 0.01) for i in range(30)]
+    hits.append(hit("g1", 0.1))  # in a group with a lexical row: built with it
+    build, left, _ = cut(rows, 3, Fusion.RANKS, {("note", "g1")}, embedded(rows), hits)
+    assert left is not None and 1 in build
+    out = {g for g in left.groups if g[1].startswith("h")}
+    assert out == {("note", f"h{i}") for i in range(3, 30)} and ("note", "g1") not in left.groups
+    assert left.vector_skipped == tuple(sorted(h.key for h in hits[3:30]))
+    # the best cosine among the slot holders stays a built hit's: h0, alone in its group
+    assert left.anchor == hits[0].unit
+
+
+def test_no_hit_is_left_out_without_a_built_hit_alone_above_it() -> None:
+    rows = ladder(40)
+    # h0 and h1 share a group (two candidates: either may hold its slot)
+    hits = [hit("h", 0.9), hit("h", 0.85), *(hit(f"h{i}", 0.8 - i * 0.01) for i in range(30))]
+    _, left, _ = cut(rows, 3, Fusion.RANKS, (), embedded(rows), hits)
+    assert left is not None and ("note", "h") not in left.groups
+    # h0 of the rest ranks 3rd: it is built, and anchors every hit under its cosine
+    assert left.anchor == hits[2].unit
+    assert ("note", "h1") in left.groups

@@ -295,7 +295,8 @@ async def test_the_gate_depth_leaves_out_only_what_changes_no_kept_candidate(
                                  " descaled with vinegar" + " and more words" * i,
                                  mtime=NOW_MS - (1 + i) * 86_400_000) for i in range(30)),
                       # What the vectors favour (the query's "refund"), with the log below.
-                      *(note(f"Other/{i}.md", f"money back, page {i}") for i in range(35)),
+                      *(note(f"Other/{i}.md", f"money back, page {i}",
+                             mtime=NOW_MS - 400 * 86_400_000) for i in range(35)),
                       # A vector hit low in the lexical list: built, under left-out rows.
                       note("Log/money.md", "money back for the kettle and more words and "
                            "more words and more words and more words"),
@@ -312,5 +313,8 @@ async def test_the_gate_depth_leaves_out_only_what_changes_no_kept_candidate(
     assert all(full[c.identity.unit] == c for c in bounded.candidates)
     lexical = [c for c in bounded.candidates if c.scores.lexical_rank]
     assert max(c.scores.lexical_rank or 0 for c in lexical) > len(lexical)
+    if mode is RetrievalMode.HYBRID:  # hits alone in their groups are left out too
+        hits = [c for c in bounded.candidates if not c.scores.lexical_rank]
+        assert len(hits) < len([c for c in whole.candidates if not c.scores.lexical_rank])
     assert not {c.identity.group for c in bounded.candidates} & {
         group for _, group in bounded.lexical.cut.groups}
