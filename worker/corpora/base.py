@@ -107,7 +107,9 @@ class Corpus:
     params: Callable[[str, int, Filters], tuple[Value, ...]]
     # A gated search in two passes (worker/recall/lexical.py): `ranked_sql` (same
     # parameters, the same rows) ranks, each row with its rowid `rid`, `bm25`, its group
-    # and timestamp columns, what `signals` reads, `related` and optionally `judged`
+    # and timestamp columns, its `unit_id` when it has one (the key fusion merges on; the
+    # semantic modes' bound, worker/recall/fused_depth.py), what `signals` reads,
+    # `related` and optionally `judged`
     # (false: the owner never judged its documents, so its feedback is none; absent: it
     # may have any), but not its text;
     # `rows_sql` reads the whole rows (as `search_sql` has them) of the rowids it keeps,

@@ -132,11 +132,12 @@ ORDER BY ranked.bm25
 def ranked_sql(columns: Mapping[str, float]) -> str:
     """The first pass of a gated search (worker/recall/lexical.py): search_sql's ranking,
     with its parameters and the same rows (the exclusions applied), each with what bounds
-    its score (its conversation, its time) and not its text."""
+    its score (its conversation, its time) and its unit (the semantic modes' bound,
+    worker/recall/fused_depth.py), not its text."""
     return f"""
 WITH ranked AS ({_ranked(columns)}
 )
-SELECT ranked.rid, ranked.bm25, u.conversation_id, u.created_at
+SELECT ranked.rid, ranked.bm25, u.conversation_id, u.created_at, u.id AS unit_id
 FROM ranked
 JOIN conversation_units AS u ON u.rid = ranked.rid
 JOIN conversations AS c ON c.id = u.conversation_id
@@ -194,7 +195,7 @@ LIMIT ?1
 """
 # ?1 vector ids, ?2 the model, ?3–?5 the exclusions.
 VECTOR_RESOLVE_SQL = f"""
-SELECT v.vector_id, {UNIT_COLUMNS}, NULL AS bm25,
+SELECT v.vector_id, {UNIT_COLUMNS}, u.id AS unit_id, NULL AS bm25,
        {UNIT_TEXTS}
 FROM vector_units AS v
 JOIN conversation_units AS u ON u.id = v.unit_id

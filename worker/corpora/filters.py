@@ -37,9 +37,10 @@ class Filters:
     # (shared.rank.policy.lexical_pass_floor). 0: every row is a candidate.
     score_floor: float = 0.0
     standing_ceiling: float = 1.0
-    # With a score floor: the gate weighs the best candidates of this many groups only,
-    # and a group sure to rank after that many is not made candidates (worker/recall/
-    # depth.py), each row's standing bounded by these weights. 0 or None: none left out.
+    # With a score floor, or in a semantic mode (worker/recall/fused_depth.py): the gate
+    # weighs the best candidates of this many groups only, and a group sure to rank after
+    # that many is not made candidates (worker/recall/depth.py), each row's standing
+    # bounded by these weights. 0 or None: none left out.
     depth: int = 0
     standing: StandingWeights | None = None
 

@@ -104,12 +104,14 @@ ORDER BY ranked.bm25
 
 
 # What bounds a section's score before it is built (worker/recall/lexical.py): its group,
-# its date, what `_signals` reads (role, status, name keys, and the names they are made
-# of when a note has none stored), `related`, and `judged`: the owner has judged the note
+# its unit (the semantic modes' bound, worker/recall/fused_depth.py), its date, what
+# `_signals` reads (role, status, name keys, and the names they are made of when a note
+# has none stored), `related`, and `judged`: the owner has judged the note
 # (one lookup in a partial index, migrations/0007), so a note never judged has no
 # feedback to bound.
 NOTE_BOUND_SELECT = """SELECT ranked.rid, ranked.bm25, n.vid || ':' || n.path AS note_key,
-       n.note_date, n.note_type, n.status, n.role, n.name_keys, n.title, n.name, n.aliases,
+       s.unit_id, n.note_date, n.note_type, n.status, n.role, n.name_keys, n.title, n.name,
+       n.aliases,
        (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
         OR EXISTS (SELECT 1 FROM note_relations AS r
                    WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related,

@@ -101,8 +101,10 @@ async def candidates(db: Database, text: str, now_ms: int, *,
     Their matched terms are left to the gate, which needs them for few of them.
 
     When the lexical gate will decide (no semantic retrieval), rows it could pass none of
-    are not made candidates (shared.rank.policy.lexical_pass_floor); `every_row` keeps
-    them, for a sweep of the gate's own knobs (bench.gate_curve)."""
+    are not made candidates (shared.rank.policy.lexical_pass_floor); in either case, nor
+    are groups sure to rank past the gate's depth (worker/recall/depth.py,
+    fused_depth.py); `every_row` keeps them, for a sweep of the gate's own knobs
+    (bench.gate_curve)."""
     query = scope.query if scope else build_query(text, Mode.AUTOMATIC)
     act = dialogue_act(query.text)
     if act != "request":
@@ -115,6 +117,10 @@ async def candidates(db: Database, text: str, now_ms: int, *,
         filters = replace(filters, score_floor=lexical_pass_floor(policy),
                           standing_ceiling=policy.standing.ceiling,
                           standing=policy.standing, depth=policy.depth)
+    elif not every_row:
+        # A semantic mode: no floor (the semantic model weighs rows the lexical one would
+        # not pass), the depth bound on the fused scores (worker/recall/fused_depth.py).
+        filters = replace(filters, standing=policy.standing, depth=policy.depth)
     while True:
         if scope:
             found = await within(db, scope, filters, now_ms, mode, TIMELINE_MAX_DAYS)

@@ -45,10 +45,18 @@ class Bounds:
 class Cut:
     """What the bound left out of a search: the most any left-out row could score, and
     the groups left out (an echo of a note left out is still an echo,
-    worker/recall/echoes.py)."""
+    worker/recall/echoes.py); in a semantic mode, each left-out row's place in the
+    lexical list, (−relevance × recency, −timestamp, unit), ascending, as far as a built
+    row's rank needs it (worker/recall/fused_depth.py, shared.rank.fusion)."""
 
     best: float
     groups: frozenset[tuple[str, str]]
+    skipped: tuple[tuple[float, int, str], ...] = ()
+    # The left-out vector hits' places in the vector list, (−cosine, unit), ascending; and
+    # the unit whose candidate must survive for the best cosine among the slot holders to
+    # stay what it is (worker/recall/fused_depth.py).
+    vector_skipped: tuple[tuple[float, str], ...] = ()
+    anchor: str | None = None
 
 
 def cut(rows: Sequence[Bounds], depth: int) -> tuple[list[int], Cut | None]:
@@ -76,9 +84,12 @@ def cut(rows: Sequence[Bounds], depth: int) -> tuple[list[int], Cut | None]:
 
 def holds(candidates: Sequence[Candidate], found: Cut | None, depth: int) -> bool:
     """Whether at least `depth` groups of the candidates (their standing set) score above
-    everything the cut left out: then no left-out row could have been weighed."""
+    everything the cut left out, and its anchor is still among them: then no left-out row
+    could have been weighed, nor changed what the weighed ones are measured against."""
     if found is None:
         return True
+    if found.anchor is not None and all(c.identity.unit != found.anchor for c in candidates):
+        return False
     above = found.best * (1 + MARGIN) + MARGIN
     groups = {(c.identity.kind, c.identity.group) for c in candidates
               if c.scores.final > above}

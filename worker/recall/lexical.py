@@ -19,6 +19,8 @@ from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall import typo
 from worker.recall.depth import Bounds, Cut, cut
+from worker.recall.fused_depth import Semantic, Span
+from worker.recall.fused_depth import cut as fused_cut
 from worker.recall.plan import Planned, hits_key, plan
 from worker.recall.run import Rows, run
 from worker.recall.stats import (
@@ -55,11 +57,11 @@ class Searched:
 
 
 async def _search(db: Database, query: SearchQuery, filters: Filters,
-                  corpora: Sequence[Corpus]) -> Searched:
-    """One batch: each corpus's rows, ranked, and the statistics. With a score floor, the
-    ranked rows only, each with what bounds its score: `read` then fetches the rows of
-    what may reach the gate."""
-    gated = bool(filters.score_floor)
+                  corpora: Sequence[Corpus], bounded: bool = False) -> Searched:
+    """One batch: each corpus's rows, ranked, and the statistics. With a score floor (or
+    `bounded`: a semantic mode's bound), the ranked rows only, each with what bounds its
+    score: `read` then fetches the rows of what may reach the gate."""
+    gated = bool(filters.score_floor) or bounded
     raw = collect(rows := await run(db, plan(query, filters, corpora, ranked=gated)))
     return Searched(rows, without_query_message(raw) if filters.query_text_is_indexed
                     else raw, raw, whole=not gated)
@@ -152,11 +154,29 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
     (worker/recall/depth.py); a row the first pass reads as never `judged` is bounded
     with no feedback (Corpus.ranked_sql). A row of a note with relations is always built:
     the gate's bundles take a retrieved partner's candidate (worker/recall/together.py)."""
+    rows, bounds, _ = measured(query, found, corpora, now_ms, floor, filters, typed)
+    if not (filters and filters.score_floor and bounds):
+        return [Ranked(*r) for r in rows], None
+    build, left = cut(bounds, filters.depth)
+    return [Ranked(*rows[i]) for i in build], left
+
+
+Measured = tuple[Corpus, Row, float, float, int, dict[frozenset[str], float]]
+
+
+def measured(query: SearchQuery, found: Searched, corpora: Sequence[Corpus], now_ms: int,
+             floor: Mapping[str, float] | None = None, filters: Filters | None = None,
+             typed: SearchQuery | None = None, *, fused: bool = False
+             ) -> tuple[list[Measured], list[Bounds], list[Span]]:
+    """The rows that may pass the score floor, each with its Ranked fields, and, with
+    `filters.depth`, what bounds each one's score (see `ranked`): its final score's
+    (`Bounds`), or, `fused`, its parts (`Span`, worker/recall/fused_depth.py)."""
     limits = ceilings(query, found.stats)
     # Each row's Ranked fields: only the rows kept are made Ranked (at 100k messages +
     # 10k notes the depth leaves about 23 of 117, bench.latency).
-    rows: list[tuple[Corpus, Row, float, float, int, dict[frozenset[str], float]]] = []
+    rows: list[Measured] = []
     bounds: list[Bounds] = []
+    spans: list[Span] = []
     weighs = filters.standing if filters and filters.depth else None
     as_typed = typed or query
     for corpus in corpora:
@@ -169,7 +189,7 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
         factors: dict[frozenset[str], float] = {}
         stamped, grouped, signals = corpus.timestamp_column, corpus.group_column, corpus.signals
         # A corpus's signals are shared objects (worker/corpora/): their spans, by identity.
-        spans: dict[tuple[Signals, bool], tuple[float, float]] = {}
+        standings: dict[tuple[Signals, bool], tuple[float, float]] = {}
         for row in found.rows[key]:
             ts = int(row[stamped])
             boost = recency_boost(ts, now_ms)
@@ -183,17 +203,20 @@ def ranked(query: SearchQuery, found: Searched, corpora: Sequence[Corpus],
                     low, high = weighs.floor, weighs.ceiling
                 else:
                     held, judged = signals(row, as_typed), bool(row.get("judged", True))
-                    ends = spans.get((held, judged))
+                    ends = standings.get((held, judged))
                     if ends is None:
-                        ends = spans[held, judged] = span(held, weighs, judged)
+                        ends = standings[held, judged] = span(held, weighs, judged)
                     low, high = ends
-                bounds.append(Bounds((corpus.kind, str(row[grouped])),
-                                     min(base * least, 1.0) * boost * low,
-                                     min(base * most, 1.0) * boost * high, related))
-    if not (filters and bounds):
-        return [Ranked(*r) for r in rows], None
-    build, left = cut(bounds, filters.depth)
-    return [Ranked(*rows[i]) for i in build], left
+                if not fused:
+                    bounds.append(Bounds((corpus.kind, str(row[grouped])),
+                                         min(base * least, 1.0) * boost * low,
+                                         min(base * most, 1.0) * boost * high, related))
+                    continue
+                spans.append(Span((corpus.kind, str(row[grouped])),
+                                  str(row.get("unit_id") or ""), min(base * least, 1.0),
+                                  min(base * most, 1.0), boost, ts, low, high, related,
+                                  not ratios))
+    return rows, bounds, spans
 
 
 def built(query: SearchQuery, found: Searched, rows: Sequence[Ranked]) -> list[Candidate]:
@@ -216,27 +239,54 @@ async def score(db: Database, query: SearchQuery, found: Searched,
     return built(query, found, rows if found.whole else (await read(db, rows))[0]), left
 
 
+async def fused(db: Database, query: SearchQuery, found: Searched,
+                corpora: Sequence[Corpus], now_ms: int, filters: Filters,
+                semantic: Semantic) -> tuple[list[Candidate], Cut | None]:
+    """The rows as candidates in a semantic mode, the gate's depth applied to their fused
+    scores (worker/recall/fused_depth.py), and what it left out of them."""
+    rows, _, spans = measured(query, found, corpora, now_ms, filters=filters, fused=True)
+    facts = await semantic.facts(sorted({s.unit for s in spans if s.unit}))
+    build, left, unsure = (list(range(len(rows))), None, []) if facts is None else \
+        fused_cut(spans, filters.depth, semantic.fusion, *facts)
+    kept, placed = await read(db, [Ranked(*rows[i]) for i in build],
+                              [Ranked(*rows[i]) for i in unsure])
+    if left is not None and placed:
+        # A left-out row that may tie or cross a built one in the lexical list: its place
+        # with its relevance corrected, as its candidate would have it.
+        units = {(rows[i][0].name, int(rows[i][1]["rid"])): spans[i].unit for i in unsure}
+        keys = [(-_corrected(r.base, r.row, query, found, r.corpus, r.factors) * r.boost,
+                 -r.ts, units[r.corpus.name, int(r.row["rid"])]) for r in placed]
+        left = replace(left, skipped=tuple(sorted([*left.skipped, *keys])))
+    return built(query, found, kept), left
+
+
 async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: int,
-                   corpora: Sequence[Corpus] | None = None) -> LexicalResult:
+                   corpora: Sequence[Corpus] | None = None,
+                   semantic: Semantic | None = None) -> LexicalResult:
     """Scored candidates for a sanitised query (none when it has no terms).
 
     Misspelt words are corrected and the search runs again (worker/recall/typo.py). The
     relevance then stays measured against the query as typed, whose unknown words carry
     the highest IDF, so a guessed word earns less confidence than a word the owner typed;
-    hits that only the corrected query found are marked `fuzzy`.
+    hits that only the corrected query found are marked `fuzzy`. `semantic`: a semantic
+    mode's bound (worker/recall/fused_depth.py) with `filters.depth`; the typo step's
+    second search keeps every row.
     """
     if query.is_empty:
         return LexicalResult(query=query)
     corpora = registry.corpora() if corpora is None else corpora
-    searched = await _search(db, query, filters, corpora)
+    bounded = semantic is not None and filters.depth > 0
+    searched = await _search(db, query, filters, corpora, bounded)
     found = typo.suspects(query, known_stems(searched.stats))
     corrected, fixes = await typo.correct(db, query, found, list(searched.stats)) \
         if found.words else (query, {})
     if not fixes:
-        first, left = await score(db, query, searched, corpora, now_ms, filters=filters)
+        first, left = await fused(db, query, searched, corpora, now_ms, filters, semantic) \
+            if bounded and semantic is not None else \
+            await score(db, query, searched, corpora, now_ms, filters=filters)
         return LexicalResult(query=query, candidates=first, idf=term_idfs(query, searched.stats),
                              docs=sizes(searched.stats), cut=left)
-    again = await _search(db, corrected, filters, corpora)
+    again = await _search(db, corrected, filters, corpora, bounded)
     rows, left = ranked(corrected, again, corpora, now_ms, ceilings(query, searched.stats),
                         filters, query)
     # What the query as typed found (every row of it, not only what may pass), in the

@@ -20,14 +20,18 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from shared.knowledge.standing import span
 from shared.rank.candidate import Candidate
-from shared.rank.fusion import blend, fuse
+from shared.rank.fusion import LexicalKey, VectorKey, blend, fuse
 from shared.rank.policy import Gauge, RecallPolicy
+from shared.rank.scoring import recency_boost
 from shared.text.sanitiser import SearchQuery
 from shared.text.tokenizer import fold
 from worker.corpora.filters import Filters
 from worker.db import Database
 from worker.recall import lexical, vector
+from worker.recall.depth import Cut
+from worker.recall.fused_depth import Facts, Fusion, Semantic, VectorSpan
 from worker.recall.lexical import LexicalResult
 from worker.recall.retrieval_mode import Ran, RetrievalMode
 from worker.semantic.ports import SemanticError
@@ -125,6 +129,62 @@ async def _resolved(db: Database, sem: Semantics, query: SearchQuery, filters: F
     return _marked(found, have), semantic
 
 
+class _Resolution:
+    """The vector side of a bounded semantic recall (worker/recall/fused_depth.py): the
+    lexical search asks, once its first pass is in, for the vector hits' groups and which
+    of its units hold a vector; the hits are resolved and those units checked in one D1
+    batch, whose candidates and marks the fusion then takes (no second batch)."""
+
+    def __init__(self, db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
+                 now_ms: int, search: asyncio.Task[vector.Found]) -> None:
+        self.db, self.sem, self.query, self.filters, self.now_ms = db, sem, query, filters, now_ms
+        self.search = search
+        self.hits: list[vector.Hit] | None = None  # the resolved hits, once asked
+        self.have: set[str] = set()  # the units asked about that hold a vector
+
+    async def facts(self, units: Sequence[str]) -> Facts | None:
+        try:
+            hits = await self.search
+        except Exception:  # recall steps down to lexical (`retrieve`): nothing left out
+            return None
+        model = self.sem.embedder.model
+        resolve = vector.resolve_statements(self.db, hits, model, self.filters)
+        check = vector.embedded_statement(self.db, units, model)
+        statements = [*resolve, *([check] if check is not None else [])]
+        results = await self.db.batch(statements) if statements else []
+        self.have = vector.embedded_ids(results[-1]) if check is not None else set()
+        self.hits = vector.hits(hits, results[:len(resolve)]) if resolve else []
+        return {h.group for h in self.hits}, self.have, [self._span(h) for h in self.hits]
+
+    def _span(self, hit: vector.Hit) -> VectorSpan:
+        """What bounds a hit's score before it is a candidate (its feedback unknown)."""
+        weights = self.filters.standing
+        assert weights is not None
+        row, signals = hit.row, hit.corpus.signals
+        low, high = (weights.floor, weights.ceiling) if signals is None else span(
+            signals(row, self.query), weights)
+        boost = recency_boost(int(row[hit.corpus.timestamp_column]), self.now_ms)
+        return VectorSpan(hit.group, str(row["unit_id"]), hit.cosine, boost, low, high,
+                          bool(row.get("related")))
+
+    def semantic(self, cut: Cut | None) -> list[Candidate]:
+        """The hits the cut kept, as candidates."""
+        assert self.hits is not None
+        kept = self.hits if cut is None else [h for h in self.hits if h.group not in cut.groups]
+        return vector.built(kept, self.query, self.now_ms)
+
+
+def _fusion(mode: RetrievalMode, sem: Semantics) -> Fusion | None:
+    """How the mode's fused list is bounded, or None: every lexical row is built (quality
+    mode and adaptive with a reranker rerank a pool of the top RERANK_POOL, and
+    `_uncertain` reads both lists' top fives)."""
+    if mode is RetrievalMode.HYBRID:
+        return Fusion.RANKS
+    if mode is RetrievalMode.ADAPTIVE and sem.reranker is None:
+        return Fusion.SCORES
+    return None
+
+
 async def _rerank(sem: Semantics, query: SearchQuery, fused: list[Candidate]
                   ) -> list[Candidate]:
     assert sem.reranker is not None
@@ -143,10 +203,12 @@ def _code(exc: BaseException) -> str:
 
 
 def _adaptive(exact: bool, lexical_list: Sequence[Candidate],
-              vector_list: Sequence[Candidate]) -> list[Candidate]:
+              vector_list: Sequence[Candidate], skipped: Sequence[LexicalKey] = (),
+              vector_skipped: Sequence[VectorKey] = ()) -> list[Candidate]:
     """The blended list, or the lexical order when the query names its best hit exactly
-    (vector-only units then follow every lexical one)."""
-    blended = blend(lexical_list, vector_list)
+    (vector-only units then follow every lexical one). `skipped`, `vector_skipped`: see
+    shared.rank.fusion.blend."""
+    blended = blend(lexical_list, vector_list, skipped=skipped, vector_skipped=vector_skipped)
     if not exact:
         return blended
     return [replace(c, scores=replace(c.scores, fused=None if c.scores.lexical_rank else 0.0))
@@ -163,9 +225,15 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
     # The query's embedding and the index run while D1 answers the lexical search: the
     # semantic task goes first, so the embedding is under way (a thread locally, a fetch at
     # the edge) before the lexical search holds the event loop.
-    hits, lexical_found = await asyncio.gather(
-        _search(sem, query, filters), lexical.retrieve(db, query, filters, now_ms),
-        return_exceptions=True)
+    fusion = _fusion(mode, sem) if filters.depth else None
+    if fusion is None:
+        hits, lexical_found = await asyncio.gather(
+            _search(sem, query, filters), lexical.retrieve(db, query, filters, now_ms),
+            return_exceptions=True)
+        resolution = None
+    else:
+        hits, lexical_found, resolution = await _bounded(db, sem, query, filters, now_ms,
+                                                         fusion)
     if isinstance(lexical_found, BaseException):
         raise lexical_found
     if isinstance(hits, BaseException):
@@ -174,13 +242,28 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
             db, [c.identity.unit for c in lexical_found.candidates], sem.embedder.model))
         return Retrieved(lexical=lex_result, candidates=lex_result.candidates,
                          ran=Ran(mode=RetrievalMode.LEXICAL, fallback=_code(hits)))
-    lex_result, semantic = await _resolved(db, sem, query, filters, now_ms, lexical_found,
-                                           hits)
+    if resolution is not None and resolution.hits is not None:
+        lex_result = _marked(lexical_found, resolution.have)
+        semantic = resolution.semantic(lex_result.cut)
+    else:
+        lex_result, semantic = await _resolved(db, sem, query, filters, now_ms,
+                                               lexical_found, hits)
+    cut = lex_result.cut
+    skipped, vector_skipped = (cut.skipped, cut.vector_skipped) if cut else ((), ())
     done = Retrieved(lexical=lex_result, ran=Ran(mode=mode))
     if mode is RetrievalMode.HYBRID:
-        return replace(done, candidates=fuse(lex_result.candidates, semantic))
+        return replace(done, candidates=fuse(lex_result.candidates, semantic, skipped,
+                                             vector_skipped))
     exact = _exact_identity(query, lex_result.candidates)
-    listed = _adaptive(exact, lex_result.candidates, semantic)
+    if exact and cut is not None:
+        # The lexical order stands: the bound, made for the blend, no longer holds
+        # (worker/recall/fused_depth.py). Every row and hit, as an unbounded search has them.
+        assert resolution is not None
+        lex_result = _marked(await lexical.retrieve(db, query, replace(filters, depth=0),
+                                                    now_ms), resolution.have)
+        semantic, skipped, vector_skipped = resolution.semantic(None), (), ()
+        done = replace(done, lexical=lex_result)
+    listed = _adaptive(exact, lex_result.candidates, semantic, skipped, vector_skipped)
     done = replace(done, candidates=listed, exact=exact)
     if mode is RetrievalMode.ADAPTIVE and (exact or not _uncertain(query, listed)):
         return done
@@ -192,6 +275,31 @@ async def retrieve(db: Database, sem: Semantics | None, query: SearchQuery, filt
     except (SemanticError, TimeoutError) as exc:
         log.warning("reranking skipped: %s", _code(exc))
         return replace(done, ran=replace(done.ran, fallback="reranker_failed"))
+
+
+async def _bounded(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
+                   now_ms: int, fusion: Fusion
+                   ) -> tuple[vector.Found | BaseException, LexicalResult | BaseException,
+                              _Resolution]:
+    """The vector search and the lexical search with the gate's depth applied to the fused
+    scores (worker/recall/fused_depth.py): the lexical search waits for the vector hits
+    between its two passes, and resolves them."""
+    search = asyncio.ensure_future(_search(sem, query, filters))
+    await asyncio.sleep(0)  # the search starts, and asks for the embedding, first
+    resolution = _Resolution(db, sem, query, filters, now_ms, search)
+    try:
+        found: LexicalResult | BaseException = await lexical.retrieve(
+            db, query, filters, now_ms, semantic=Semantic(fusion, resolution.facts))
+    except Exception as exc:
+        found = exc
+    except BaseException:  # cancelled: so is the search (as gather would)
+        search.cancel()
+        raise
+    try:
+        hits: vector.Found | BaseException = await search
+    except Exception as exc:
+        hits = exc
+    return hits, found, resolution
 
 
 # The modes whose lists are fused by rank: their scores say nothing of how far apart two

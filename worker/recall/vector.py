@@ -17,7 +17,7 @@ from shared.rank.scoring import recency_boost
 from shared.text.sanitiser import SearchQuery
 from shared.text.turns import addressed
 from worker.corpora import registry
-from worker.corpora.base import Corpus, Scoring, VectorCorpus
+from worker.corpora.base import Corpus, Row, Scoring, VectorCorpus
 from worker.corpora.filters import Filters
 from worker.db import Database, Result, Statement
 from worker.semantic.ports import VectorFilter, VectorMatch
@@ -92,20 +92,46 @@ def resolve_statements(db: Database, found: Found, model: str, filters: Filters
             for (_, v), matches in zip(found.corpora, found.matches, strict=True)]
 
 
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A resolved hit before it is a candidate: its corpus, its row (search-shaped, with
+    its `vector_id` and `unit_id`) and its cosine."""
+
+    corpus: Corpus
+    row: Row
+    cosine: float
+
+    @property
+    def group(self) -> tuple[str, str]:
+        return self.corpus.kind, str(self.row[self.corpus.group_column])
+
+
+def hits(found: Found, results: Sequence[Result]) -> list[Hit]:
+    """The resolved hits (`results` of resolve_statements, in order)."""
+    scores = found.scores
+    return [Hit(record, row, scores.get(str(row["vector_id"]), 0.0))
+            for (record, _), result in zip(found.corpora, results, strict=True)
+            for row in result.results]
+
+
+def built(resolved: Sequence[Hit], query: SearchQuery, now_ms: int) -> list[Candidate]:
+    """The hits as candidates with their cosines."""
+    asks = addressed(query.text)
+    made = []
+    for hit in resolved:
+        record, row = hit.corpus, hit.row
+        ts = int(row[record.timestamp_column])
+        made.append(record.to_candidate(row, Scoring(
+            0.0, recency_boost(ts, now_ms), ts, str(row[record.group_column]),
+            query.terms, asks=asks, cosine=hit.cosine)))
+    return made
+
+
 def candidates(found: Found, results: Sequence[Result], query: SearchQuery, now_ms: int
                ) -> list[Candidate]:
     """The resolved hits (`results` of resolve_statements, in order) as candidates with
     their cosines."""
-    scores = found.scores
-    made = []
-    asks = addressed(query.text)
-    for (record, _), result in zip(found.corpora, results, strict=True):
-        for row in result.results:
-            ts = int(row[record.timestamp_column])
-            made.append(record.to_candidate(row, Scoring(
-                0.0, recency_boost(ts, now_ms), ts, str(row[record.group_column]),
-                query.terms, asks=asks, cosine=scores.get(str(row["vector_id"]), 0.0))))
-    return made
+    return built(hits(found, results), query, now_ms)
 
 
 async def retrieve(db: Database, sem: Semantics, query: SearchQuery, filters: Filters,

@@ -90,3 +90,39 @@ def test_fusion_carries_every_field_it_does_not_write(
     for f in fields(Candidate):
         if f.name != "scores":
             assert getattr(out, f.name) is getattr(lexical, f.name), f.name
+
+
+@pytest.mark.parametrize("fused", [fuse, lambda lexical, vector, skipped=(): blend(
+    lexical, vector, skipped=skipped)])
+def test_rows_left_out_of_the_lexical_list_still_count_in_its_ranks(
+        fused: Callable[..., list[Candidate]]) -> None:
+    # What the semantic modes' bound relies on (worker/recall/fused_depth.py): the places
+    # of the left-out rows give every kept unit the rank and the score the whole list gives.
+    def place(c: Candidate) -> tuple[float, int, str]:
+        return -c.scores.relevance * c.scores.boost, -c.identity.timestamp_ms, c.identity.unit
+
+    whole = [candidate(f"u{i}", 0.9 - 0.1 * (i // 2), timestamp_ms=i, label="", href="",
+                       unit=f"u{i}", text="", boost=1.0 + 0.01 * (i % 3)) for i in range(8)]
+    vector = [unit("u6", cosine=0.7), unit("v", cosine=0.5)]
+    kept, left = [whole[i] for i in (0, 3, 6)], [whole[i] for i in (1, 2, 4, 5, 7)]
+    full = {c.identity.unit: c.scores for c in fused(whole, vector)}
+    part = {c.identity.unit: c.scores for c in fused(kept, vector,
+                                                     skipped=sorted(map(place, left)))}
+    assert set(part) == {"u0", "u3", "u6", "v"}
+    assert all(part[u] == full[u] for u in part)
+    assert part["u6"].lexical_rank == 8  # u7, left out, scores 0.6 × 1.01 above it
+
+
+@pytest.mark.parametrize("fused", [fuse, lambda lexical, vector, skipped=(), vector_skipped=():
+                                   blend(lexical, vector, skipped=skipped,
+                                         vector_skipped=vector_skipped)])
+def test_hits_left_out_of_the_vector_list_still_count_in_its_ranks_and_scale(
+        fused: Callable[..., list[Candidate]]) -> None:
+    lexical = [unit("a", relevance=0.8), unit("b", relevance=0.4)]
+    vector = [unit(f"v{i}", cosine=0.9 - 0.1 * i) for i in range(6)]
+    kept, left = [vector[i] for i in (0, 2, 3)], [vector[i] for i in (1, 4, 5)]
+    full = {c.identity.unit: c.scores for c in fused(lexical, vector)}
+    keys = sorted((-(c.scores.cosine or 0.0), c.identity.unit) for c in left)
+    part = {c.identity.unit: c.scores for c in fused(lexical, kept, vector_skipped=keys)}
+    assert set(part) == {"a", "b", "v0", "v2", "v3"}
+    assert all(part[u] == full[u] for u in part)

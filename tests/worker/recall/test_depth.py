@@ -3,6 +3,8 @@ the real scores that the bound held."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tests.builders import candidate
 from worker.recall.depth import Bounds, cut, holds
 
@@ -42,3 +44,14 @@ def test_the_bound_holds_while_depth_groups_still_score_above_the_cut() -> None:
     assert not holds([candidate("a1", 0.8, group="a"), candidate("b1", 0.6, group="b")],
                      left, depth=2)
     assert holds([], None, depth=2)
+
+
+def test_the_bound_fails_once_its_anchor_is_gone() -> None:
+    # worker/recall/fused_depth.py: the hit that keeps the best cosine among the slot
+    # holders must survive echoes and feedback.
+    _, left = cut(rows(("a", 0.8, 0.9), ("b", 0.7, 0.8), ("c", 0.3, 0.6)), depth=2)
+    assert left is not None
+    both = [candidate("a1", 0.8, group="a", unit="ua"), candidate("b1", 0.7, group="b")]
+    assert holds(both, replace(left, anchor="ua"), depth=2)
+    assert not holds([*both[1:], candidate("a2", 0.8, group="a")],
+                     replace(left, anchor="ua"), depth=2)

@@ -9,6 +9,7 @@ import asyncio
 import hashlib
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -107,6 +108,31 @@ async def test_an_exact_title_keeps_the_lexical_order(db: SqliteDatabase) -> Non
     lexical_units = [c for c in found.candidates if c.scores.lexical_rank]
     assert lexical_units and all(c.scores.fused is None for c in lexical_units)
     assert all(c.scores.fused == 0.0 for c in found.candidates if not c.scores.lexical_rank)
+
+
+async def test_an_exact_title_keeps_the_lexical_order_within_the_gate_depth(
+        db: SqliteDatabase) -> None:
+    # The bound is made for the blend (worker/recall/fused_depth.py): on an exact identity
+    # recall searches again without it, and lists what the unbounded search lists.
+    edge = await indexed(db, FakeWorkersAI(answer=answer))
+    sem = Semantics(edge.embedder, edge.index, None)
+    # "heroku!" is another word to the stand-in embedder: the logs are no vector hits,
+    # the money pages are (the query's "refund").
+    await store_notes(db, note("Dev/Refund heroku.md", "How heroku bills a refund.",
+                               title="Refund heroku"),
+                      *(note(f"Dev/log {i}.md", "heroku! " * (1 + i % 5) + "deploy")
+                        for i in range(30)),
+                      *(note(f"Other/{i}.md", f"money back, page {i}") for i in range(40)),
+                      batch_id="logs")
+    while (await index_pending(db, sem, NOW_MS)).more:
+        pass
+    query = build_query("refund heroku", Mode.AUTOMATIC)
+    filters = Filters(limit=AUTOMATIC.candidates, standing=AUTOMATIC.standing)
+    whole = await retrieve(db, sem, query, filters, NOW_MS, RetrievalMode.ADAPTIVE)
+    bounded = await retrieve(db, sem, query, replace(filters, depth=3), NOW_MS,
+                             RetrievalMode.ADAPTIVE)
+    assert whole.exact and bounded.exact and order(bounded)[0] == "Dev/Refund heroku.md"
+    assert bounded.candidates == whole.candidates
 
 
 async def test_hybrid_fuses_by_reciprocal_rank(db: SqliteDatabase) -> None:
@@ -234,6 +260,17 @@ async def test_the_query_is_embedded_while_d1_answers_the_lexical_search(
     [(asked, before), (answered, lexical_batches)] = seen
     assert (asked, before, answered) == ("asked", 0, "answered")
     assert lexical_batches >= 1 and counted.batches == lexical_batches + 1
+    # Bounded by the gate's depth (worker/recall/fused_depth.py), the same: asked before
+    # the first pass, answered after it; then the hits are resolved, and the kept rows read.
+    seen.clear()
+    counted.batches = 0
+    await retrieve(counted, Semantics(InFlight(), sem.index),  # type: ignore[arg-type]
+                   build_query("return the price", Mode.AUTOMATIC),
+                   Filters(limit=10, standing=AUTOMATIC.standing, depth=AUTOMATIC.depth),
+                   NOW_MS, RetrievalMode.HYBRID)
+    [(asked, before), (answered, lexical_batches)] = seen
+    assert (asked, before, answered) == ("asked", 0, "answered")
+    assert lexical_batches >= 1 and counted.batches == lexical_batches + 2
 
 
 def test_a_list_fused_by_rank_lends_no_score_between_adjacent_units() -> None:
@@ -245,3 +282,39 @@ def test_a_list_fused_by_rank_lends_no_score_between_adjacent_units() -> None:
     for mode in (RetrievalMode.LEXICAL, RetrievalMode.ADAPTIVE, RetrievalMode.QUALITY):
         assert modes.lending(EXPLICIT, ran(mode)) is EXPLICIT
     assert modes.lending(AUTOMATIC, ran(RetrievalMode.HYBRID)) is AUTOMATIC
+
+
+@pytest.mark.parametrize("mode", [RetrievalMode.HYBRID, RetrievalMode.ADAPTIVE])
+async def test_the_gate_depth_leaves_out_only_what_changes_no_kept_candidate(
+        db: SqliteDatabase, mode: RetrievalMode) -> None:
+    # worker/recall/fused_depth.py: with the depth, groups sure to rank past it are not
+    # built, and every candidate that is keeps the scores and ranks of the whole list.
+    edge = await indexed(db, FakeWorkersAI(answer=answer))
+    sem = Semantics(edge.embedder, edge.index, None)  # with a reranker adaptive is unbounded
+    await store_notes(db, *(note(f"Log/day {i}.md", " ".join(["kettle"] * (1 + i % 7)) +
+                                 " descaled with vinegar" + " and more words" * i,
+                                 mtime=NOW_MS - (1 + i) * 86_400_000) for i in range(30)),
+                      # What the vectors favour (the query's "refund"), with the log below.
+                      *(note(f"Other/{i}.md", f"money back, page {i}",
+                             mtime=NOW_MS - 400 * 86_400_000) for i in range(35)),
+                      # A vector hit low in the lexical list: built, under left-out rows.
+                      note("Log/money.md", "money back for the kettle and more words and "
+                           "more words and more words and more words"),
+                      batch_id="logs")
+    while (await index_pending(db, sem, NOW_MS)).more:
+        pass
+    query = build_query("kettle vinegar refund", Mode.AUTOMATIC)
+    filters = Filters(limit=AUTOMATIC.candidates, standing=AUTOMATIC.standing)
+    whole = await retrieve(db, sem, query, filters, NOW_MS, mode)
+    bounded = await retrieve(db, sem, query, replace(filters, depth=3), NOW_MS, mode)
+    assert whole.lexical.cut is None and bounded.lexical.cut is not None
+    full = {c.identity.unit: c for c in whole.candidates}
+    assert len(bounded.candidates) < len(full)
+    assert all(full[c.identity.unit] == c for c in bounded.candidates)
+    lexical = [c for c in bounded.candidates if c.scores.lexical_rank]
+    assert max(c.scores.lexical_rank or 0 for c in lexical) > len(lexical)
+    if mode is RetrievalMode.HYBRID:  # hits alone in their groups are left out too
+        hits = [c for c in bounded.candidates if not c.scores.lexical_rank]
+        assert len(hits) < len([c for c in whole.candidates if not c.scores.lexical_rank])
+    assert not {c.identity.group for c in bounded.candidates} & {
+        group for _, group in bounded.lexical.cut.groups}

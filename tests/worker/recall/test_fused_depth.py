@@ -1,0 +1,116 @@
+"""worker/recall/fused_depth.py: which groups a semantic mode's bound leaves unbuilt, what
+it keeps whole, and the left-out rows whose place in the lexical list must be read."""
+
+from __future__ import annotations
+
+from worker.recall.fused_depth import Fusion, Span, VectorSpan, cut
+
+
+def span(group: str, relevance: float, *, high: float | None = None, unit: str | None = None,
+         boost: float = 1.0, ts: int = 0, kept: bool = False) -> Span:
+    """A note row; `high`: the largest relevance its correction allows (none: exact)."""
+    return Span(("note", group), unit or f"u-{group}-{relevance}", relevance,
+                relevance if high is None else high, boost, ts, 1.0, 1.0, kept,
+                exact=high is None)
+
+
+def ladder(n: int) -> list[Span]:
+    """n groups of one row each, relevance falling from 0.9."""
+    return [span(f"g{i}", 0.9 - i * 0.02) for i in range(n)]
+
+
+def embedded(spans: list[Span]) -> set[str]:
+    return {s.unit for s in spans}
+
+
+def test_hybrid_leaves_out_the_groups_sure_to_rank_past_the_depth() -> None:
+    rows = ladder(40)
+    build, left, unsure = cut(rows, 3, Fusion.RANKS, (), embedded(rows))
+    # The third group's least fused score is 1/(60 + 3); rank r scores 1/(60 + r).
+    assert build == [0, 1, 2]
+    assert left is not None and left.groups == {("note", f"g{i}") for i in range(3, 40)}
+    assert left.skipped == tuple(sorted(s.key for s in rows[3:])) and unsure == []
+    assert left.best == 1 / (60 + 4)
+
+
+def test_nothing_is_left_out_within_the_depth() -> None:
+    rows = ladder(3)
+    assert cut(rows, 3, Fusion.RANKS, (), embedded(rows)) == ([0, 1, 2], None, [])
+    assert cut(ladder(40), 0, Fusion.RANKS, (), set())[1] is None
+
+
+def test_a_group_with_a_vector_hit_a_relation_or_a_repeated_unit_is_built_whole() -> None:
+    rows = ladder(40)
+    rows[20] = span("g20", rows[20].low, kept=True)  # a note with relations
+    rows[30] = span("g30", rows[30].low, unit="twice")
+    rows[31] = span("g31", rows[31].low, unit="twice")
+    build, left, _ = cut(rows, 3, Fusion.RANKS, {("note", "g10")}, embedded(rows))
+    assert build == [0, 1, 2, 10, 20, 30, 31]
+    assert left is not None and not left.groups & {("note", f"g{i}") for i in build}
+
+
+def test_a_unit_still_being_embedded_counts_its_lexical_rank_twice() -> None:
+    rows = ladder(40)
+    pending = embedded(rows) - {rows[5].unit}
+    build, _, _ = cut(rows, 3, Fusion.RANKS, (), pending)
+    # 2/(60 + 6) is above every embedded row's: it takes the third slot from g2's 1/(60 + 3)
+    assert build == [0, 1, 5]
+
+
+def test_a_left_out_row_that_may_cross_a_built_one_is_placed_by_its_text() -> None:
+    # g0 is built whole: its second row sits among the left-out ones. A left-out row whose
+    # relevance is known only within its correction, and that may cross it, is returned to
+    # be read; one sure to rank above or below it is not.
+    rows = ladder(40)
+    rows.append(span("g0", 0.3))
+    rows[25] = span("g25", 0.29, high=0.31)  # may cross g0's 0.3
+    rows[26] = span("g26", 0.27, high=0.28)  # surely below it
+    build, left, unsure = cut(rows, 3, Fusion.RANKS, (), embedded(rows))
+    assert build == [0, 1, 2, 40] and unsure == [25]
+    assert left is not None and rows[25].key not in left.skipped
+    assert rows[26].key in left.skipped
+
+
+def test_adaptive_builds_every_row_that_may_hold_the_best_relevance() -> None:
+    rows = ladder(40)
+    rows[30] = span("g30", 0.5, high=0.95)  # its correction may make it the best
+    build, left, _ = cut(rows, 3, Fusion.SCORES, (), embedded(rows))
+    assert 30 in build and 0 in build
+    assert left is not None and ("note", "g39") in left.groups
+
+
+def test_a_recent_row_lower_in_the_lexical_list_may_still_take_a_slot() -> None:
+    rows = ladder(40)
+    rows[6] = span("g6", rows[6].low, boost=1.15)  # recency lifts its fused score
+    build, _, _ = cut(rows, 3, Fusion.RANKS, (), embedded(rows))
+    assert 6 in build
+
+
+def hit(group: str, cosine: float, *, unit: str | None = None, boost: float = 1.0
+        ) -> VectorSpan:
+    return VectorSpan(("note", group), unit or f"v-{group}-{cosine}", cosine, boost, 1.0, 1.0)
+
+
+def test_hits_alone_in_their_groups_and_sure_to_rank_past_the_depth_are_left_out() -> None:
+    rows = ladder(40)
+    # Vector ranks 1..30: hybrid scores rank r 1/(60 + r) at least, the bar is 1/(60 + 3).
+    hits = [hit(f"h{i}", 0.9 - i * 0.01) for i in range(30)]
+    hits.append(hit("g1", 0.1))  # in a group with a lexical row: built with it
+    build, left, _ = cut(rows, 3, Fusion.RANKS, {("note", "g1")}, embedded(rows), hits)
+    assert left is not None and 1 in build
+    out = {g for g in left.groups if g[1].startswith("h")}
+    assert out == {("note", f"h{i}") for i in range(3, 30)} and ("note", "g1") not in left.groups
+    assert left.vector_skipped == tuple(sorted(h.key for h in hits[3:30]))
+    # the best cosine among the slot holders stays a built hit's: h0, alone in its group
+    assert left.anchor == hits[0].unit
+
+
+def test_no_hit_is_left_out_without_a_built_hit_alone_above_it() -> None:
+    rows = ladder(40)
+    # h0 and h1 share a group (two candidates: either may hold its slot)
+    hits = [hit("h", 0.9), hit("h", 0.85), *(hit(f"h{i}", 0.8 - i * 0.01) for i in range(30))]
+    _, left, _ = cut(rows, 3, Fusion.RANKS, (), embedded(rows), hits)
+    assert left is not None and ("note", "h") not in left.groups
+    # h0 of the rest ranks 3rd: it is built, and anchors every hit under its cosine
+    assert left.anchor == hits[2].unit
+    assert ("note", "h1") in left.groups
