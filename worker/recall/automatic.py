@@ -127,11 +127,11 @@ async def candidates(db: Database, text: str, now_ms: int, *,
         else:
             found = await retrieve(db, semantics, query, filters, now_ms, mode)
         left = found.lexical.cut
-        judged = await apply_feedback(
-            db, await without_echoes(db, found.candidates, left.groups if left else ()),
-            now_ms, suppress_for=query_hash(text))
+        echoless, sure = await without_echoes(db, found.candidates,
+                                              left.groups if left else ())
+        judged = await apply_feedback(db, echoless, now_ms, suppress_for=query_hash(text))
         scored = stand(judged, query, policy.standing)
-        if holds(scored, left, filters.depth):
+        if sure and holds(scored, left, filters.depth):
             break
         # Echoes or the owner's feedback dropped what the depth bound counted on.
         filters = replace(filters, depth=0)

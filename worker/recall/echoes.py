@@ -16,9 +16,10 @@ from dataclasses import replace
 from shared.knowledge.roles import SAVED_MEMORY_ROLE
 from shared.rank.candidate import Candidate
 from shared.rank.echoes import Shown, answer_id, bare_question, echo
+from worker.corpora.conversations import SAVED_MEMORIES_ID
 from worker.db import Database
 from worker.store.chats import shown_to
-from worker.store.memories import saved_from
+from worker.store.memories import saved_from, saved_sources
 
 BARE_QUESTION_WEIGHT = 0.5
 BELOW = 0.99  # an echo's score as a share of its best source's
@@ -38,8 +39,9 @@ def _holds(cand: Candidate) -> set[Source]:
 
 
 async def _judged(db: Database, candidates: Sequence[Candidate]
-                  ) -> tuple[set[int], dict[int, set[Source]]]:
-    """The indexes of bare questions, and of echoes with the sources they repeat."""
+                  ) -> tuple[set[int], dict[int, set[Source]], dict[int, frozenset[str]]]:
+    """The indexes of bare questions, of echoes with the sources they repeat, and of
+    echoes of past messages with the conversations those are in."""
     answers = {i: a for i, c in enumerate(candidates) if c.identity.kind == "message"
                and (a := answer_id(c)) is not None}
     shown: dict[str, Shown] = await shown_to(db, sorted(set(answers.values()))) \
@@ -48,23 +50,41 @@ async def _judged(db: Database, candidates: Sequence[Candidate]
     echoes = {i: {("note", n) for n in shown[a].notes}
               | {("message", m) for m in shown[a].messages}
               for i, a in answers.items() if echo(candidates[i], shown.get(a))}
-    return bare, echoes
+    quoted_in = {i: shown[answers[i]].conversations for i in echoes}
+    return bare, echoes, quoted_in
 
 
 async def without_echoes(db: Database, candidates: Sequence[Candidate],
-                         unbuilt: Collection[tuple[str, str]] = ()) -> list[Candidate]:
+                         unbuilt: Collection[tuple[str, str]] = ()
+                         ) -> tuple[list[Candidate], bool]:
     """Automatic recall's candidates without bare questions, nor echoes of a note or past
     message that is itself a candidate, or of a note that was retrieved and not built
     (`unbuilt`: (kind, group) of the groups the gate's depth left out,
-    worker/recall/depth.py)."""
-    bare, echoes = await _judged(db, candidates)
+    worker/recall/depth.py), nor messages a saved memory (built or not) was saved from;
+    and whether that is what every row built would leave. It is not when a kept echo
+    quotes a message of a conversation the depth left out: whether that message was
+    retrieved is known only once its rows are built."""
+    bare, echoes, quoted_in = await _judged(db, candidates)
     held = [_holds(c) for c in candidates]
     present = set().union(*held) if held else set()
     present.update(("note", group) for kind, group in unbuilt if kind == "note")
-    kept = await _saved_from(db, candidates)
-    return [c for i, c in enumerate(candidates)
-            if i not in bare and not ((echoes.get(i, set()) - held[i]) & present)
-            and not (c.identity.kind == "message" and kept & set(c.identity.covers))]
+    left_out = {group for kind, group in unbuilt if kind == "message"}
+    saved = await _saved_from(db, candidates)
+    out, sure = [], True
+    for i, c in enumerate(candidates):
+        if i in bare or (c.identity.kind == "message" and saved & set(c.identity.covers)):
+            continue
+        if (echoes.get(i, set()) - held[i]) & present:
+            continue
+        if quoted_in.get(i, frozenset()) & left_out:
+            sure = False
+        out.append(c)
+    if SAVED_MEMORIES_ID in left_out and sure:
+        # A saved memory the depth left out may stand for a message that was built.
+        covers = sorted({m for c in out if c.identity.kind == "message"
+                         for m in c.identity.covers})
+        sure = not (covers and await saved_sources(db, covers))
+    return out, sure
 
 
 async def _saved_from(db: Database, candidates: Sequence[Candidate]) -> set[str]:
@@ -79,7 +99,7 @@ async def _saved_from(db: Database, candidates: Sequence[Candidate]) -> set[str]
 async def behind_echoes(db: Database, candidates: Sequence[Candidate]) -> list[Candidate]:
     """Explicit search's candidates, echoes and bare questions ranked below what they
     repeat."""
-    bare, echoes = await _judged(db, candidates)
+    bare, echoes, _ = await _judged(db, candidates)
     best: dict[Source, float] = {}
     for i, c in enumerate(candidates):
         if i in echoes:

@@ -108,11 +108,12 @@ WHERE n.withdrawn_at IS NULL
 # What each given answer (?1: JSON ids) was shown: the notes it was given (their group,
 # vid:path, and the excerpt) and the past messages it quoted (their text).
 SHOWN_TO_SQL = """
-SELECT m.id AS answer_id, c.vid || ':' || c.path AS note, NULL AS quoted, c.excerpt AS text
+SELECT m.id AS answer_id, c.vid || ':' || c.path AS note, NULL AS quoted,
+       NULL AS quoted_in, c.excerpt AS text
 FROM messages AS m JOIN message_citations AS c ON c.message_rid = m.rid
 WHERE m.id IN (SELECT value FROM json_each(?1))
 UNION ALL
-SELECT m.id, NULL, q.id, q.content
+SELECT m.id, NULL, q.id, q.conversation_id, q.content
 FROM messages AS m
 JOIN message_quotes AS x ON x.message_rid = m.rid
 JOIN messages AS q ON q.rid = x.quoted_rid
@@ -253,6 +254,7 @@ async def shown_to(db: Database, answer_ids: Sequence[str]) -> dict[str, Shown]:
     rows = (await db.prepare(SHOWN_TO_SQL).bind(json.dumps(list(answer_ids))).all()).results
     notes: dict[str, set[str]] = {}
     quoted: dict[str, set[str]] = {}
+    quoted_in: dict[str, set[str]] = {}
     texts: dict[str, list[str]] = {}
     for r in rows:
         key = str(r["answer_id"])
@@ -261,7 +263,9 @@ async def shown_to(db: Database, answer_ids: Sequence[str]) -> dict[str, Shown]:
             notes.setdefault(key, set()).add(str(r["note"]))
         if r["quoted"] is not None:
             quoted.setdefault(key, set()).add(str(r["quoted"]))
-    return {k: Shown(frozenset(notes.get(k, ())), tuple(v), frozenset(quoted.get(k, ())))
+            quoted_in.setdefault(key, set()).add(str(r["quoted_in"]))
+    return {k: Shown(frozenset(notes.get(k, ())), tuple(v), frozenset(quoted.get(k, ())),
+                     frozenset(quoted_in.get(k, ())))
             for k, v in texts.items()}
 
 

@@ -58,10 +58,22 @@ class Memory:
                    source_conversation_id=row.get("source_conversation_id"),
                    created_at=int(row["created_at"]))
 
+# Which of the given messages (?1, a JSON array of ids) a saved memory was saved from.
+SAVED_SOURCES_SQL = """
+SELECT DISTINCT source_message_id AS id FROM saved_memories
+WHERE source_message_id IN (SELECT value FROM json_each(?1))
+"""
+
 
 async def saved_from(db: Database, memory_ids: list[str]) -> set[str]:
     """The ids of the messages these saved memories were saved from."""
     rows = (await db.prepare(SAVED_FROM_SQL).bind(json.dumps(memory_ids)).all()).results
+    return {str(r["id"]) for r in rows}
+
+
+async def saved_sources(db: Database, message_ids: list[str]) -> set[str]:
+    """Which of these messages a saved memory was saved from."""
+    rows = (await db.prepare(SAVED_SOURCES_SQL).bind(json.dumps(message_ids)).all()).results
     return {str(r["id"]) for r in rows}
 
 

@@ -13,11 +13,14 @@ import pytest
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, lexical_pass_floor
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
+from worker.corpora.conversations import SAVED_MEMORIES_ID
 from worker.corpora.notes import NOTES
 from worker.db.port import Result, Statement
 from worker.recall.automatic import automatic_recall, candidates, decide, gate, gated
+from worker.recall.echoes import without_echoes
+from worker.recall.explicit import search
 from worker.recall.modes import gauge
-from worker.store import chats
+from worker.store import chats, memories, quotes
 
 
 async def add_notes(db: SqliteDatabase, *upserts) -> None:
@@ -247,3 +250,42 @@ async def test_an_answer_in_the_next_unit_is_recalled_with_the_question_it_answe
     assert recall.gated is not None
     rules = {d.candidate.identity.id: d.verdict.rule for d in recall.gated.decisions}
     assert "partnered" in rules.values() and "group_taken" not in rules.values()
+
+
+async def test_an_echo_of_a_message_the_depth_left_out_is_judged_as_every_row_would(
+        db: SqliteDatabase) -> None:
+    """An echo built, and the message it quotes in a conversation the gate's depth left
+    out: whether that message was retrieved is known only from its rows, so recall builds
+    them (worker/recall/echoes.without_echoes) and decides as with every row built."""
+    await chats.create_conversation(db, "fact", NOW_MS - 200 * DAY_MS, "fact")
+    fact = await chats.append_message(db, "fact", "user", "the kayak is stored at the "
+                                      "boathouse", NOW_MS - 200 * DAY_MS, message_id="fact")
+    # Many exchanges that match better than the fact does: the depth leaves its group out.
+    for i in range(14):
+        await chats.create_conversation(db, f"c{i}", NOW_MS - i * DAY_MS, f"c{i}")
+        await chats.append_message(db, f"c{i}", "user", f"kayak paddle kayak storage {i}",
+                                   NOW_MS - i * DAY_MS, message_id=f"c{i}")
+    await chats.create_conversation(db, "echo", NOW_MS - DAY_MS, "echo")
+    await chats.append_message(db, "echo", "user", "where is the kayak stored?",
+                               NOW_MS - DAY_MS, message_id="ask")
+    await chats.append_message(
+        db, "echo", "assistant", "Here is what I found: the kayak is stored at the "
+        "boathouse.", NOW_MS - DAY_MS + 1, message_id="echo-reply",
+        after=quotes.record_statements(db, "echo-reply", [fact.id], [], NOW_MS))
+    for text in ("where is the kayak stored?", "kayak stored"):
+        bounded = await gated(db, text, NOW_MS)
+        whole = await gated(db, text, NOW_MS, every_row=True)
+        assert [h.identity.id for h in bounded.hits] == [h.identity.id for h in whole.hits]
+        assert "echo-reply" not in {h.identity.id for h in bounded.hits}
+    # The judgment itself: the echo's source retrieved, left out, or not retrieved at all.
+    listed = (await search(db, "kayak stored", NOW_MS)).hits  # every row, echoes kept
+    echo = [c for c in listed if "echo-reply" in c.identity.covers]
+    source = [c for c in listed if c.identity.id == "fact"]
+    assert echo and source
+    assert await without_echoes(db, [*echo, *source]) == (source, True)
+    assert await without_echoes(db, echo, [("message", "fact")]) == (echo, False)
+    assert await without_echoes(db, echo, [("message", "c3")]) == (echo, True)
+    # A saved memory the depth left out may stand for a message that was built.
+    assert await without_echoes(db, source, [("message", SAVED_MEMORIES_ID)]) == (source, True)
+    await memories.save(db, "The kayak is at the boathouse.", "fact", NOW_MS)
+    assert await without_echoes(db, source, [("message", SAVED_MEMORIES_ID)]) == (source, False)
