@@ -36,12 +36,13 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 @dataclass(frozen=True)
 class Shown:
-    """What an answer was shown: the notes (their groups), every source's text, and the
-    past messages it quoted (their ids)."""
+    """What an answer was shown: the notes (their groups), every source's text, the past
+    messages it quoted (their ids) and the conversations they are in."""
 
     notes: frozenset[str]
     texts: tuple[str, ...]
     messages: frozenset[str] = frozenset()
+    conversations: frozenset[str] = frozenset()
 
 
 def _content(text: str) -> set[str]:
