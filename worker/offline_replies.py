@@ -1,7 +1,8 @@
 """The offline responder's own words (worker/providers.py): a greeting, a "found nothing",
 and the header of its list of what recall found.
 
-Its greeting and its "found nothing" are no memory: they say that recall showed nothing.
+Its greeting, its "found nothing" and its "noted" are no memory: they say that recall
+showed nothing.
 Indexed, they matched every query about "notes", "memory" or a "language model", and a
 question asked twice recalled its own earlier "found nothing" as its only source. So a
 reply for which `holds_memory` is false is not indexed as a conversation unit
@@ -18,16 +19,21 @@ GREETING = ("Hello! I'm running without a language model, so all I can do is loo
 NOTHING_FOUND = ("I found nothing in your notes or our past conversations about that. (I'm "
                  "running without a language model, so I can only report what memory "
                  "holds.) Want me to dig deeper later?")
+# To "Remember that …" when nothing was recalled: the chat response proposes the fact to
+# save (`proposed_memory`), and the message itself is memory from the next turn on.
+NOTED = ("Noted: ask me about it any time. (I'm running without a language model, so I "
+         "keep what you tell me and report what memory holds.) To keep it as a fact of its "
+         "own, save the memory I propose.")
 FOUND_HEADER = "Here is what I found in memory:"
 DISAGREE = ("These notes disagree or one replaces another: the labels say which is "
             "current.")
 
 
 # The replies that are no memory, word for word.
-NOT_MEMORY: tuple[str, ...] = (GREETING, NOTHING_FOUND)
+NOT_MEMORY: tuple[str, ...] = (GREETING, NOTHING_FOUND, NOTED)
 
 
 def holds_memory(reply: str) -> bool:
     """Whether a reply of Mallory's says anything beyond "recall showed nothing" (False:
-    the offline responder's greeting or its "found nothing")."""
+    the offline responder's greeting, its "found nothing" or its "noted")."""
     return reply not in NOT_MEMORY

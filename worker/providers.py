@@ -19,6 +19,7 @@ from shared.api.errors import MalloryError, QueryTooLong, UpstreamError
 from shared.api.wire import Source
 from shared.rank import kinds
 from shared.text.dialogue import dialogue_act
+from shared.text.remember import proposed_fact
 from shared.text.sanitiser import Mode, build_query
 from worker import offline_replies
 from worker.config import Runtime
@@ -58,6 +59,8 @@ class OfflineResponder:
         if not prompt.sources and _nothing_to_look_up(prompt.user_text):
             return offline_replies.GREETING
         if not prompt.sources:
+            if proposed_fact(prompt.user_text) is not None:
+                return offline_replies.NOTED
             return offline_replies.NOTHING_FOUND
         lines = [offline_replies.FOUND_HEADER]
         for s in prompt.sources:

@@ -10,12 +10,15 @@ from worker.offline_replies import holds_memory
 from worker.providers import OfflineResponder, Prompt
 
 
-async def test_the_responder_says_nothing_found_and_hello_in_the_named_words() -> None:
+async def test_the_responder_says_nothing_found_noted_and_hello_in_the_named_words() -> None:
     responder = OfflineResponder()
     nothing = await responder.complete(Prompt("", [], "where did I put the ladder?"))
     hello = await responder.complete(Prompt("", [], "hi there"))
-    assert (nothing, hello) == (offline_replies.NOTHING_FOUND, offline_replies.GREETING)
-    assert not holds_memory(nothing) and not holds_memory(hello)
+    noted = await responder.complete(Prompt("", [], "Remember this: the ladder is in the "
+                                            "garage, behind the bikes."))
+    assert (nothing, hello, noted) == (offline_replies.NOTHING_FOUND,
+                                       offline_replies.GREETING, offline_replies.NOTED)
+    assert not any(holds_memory(r) for r in (nothing, hello, noted))
 
 
 @pytest.mark.parametrize("reply", [
