@@ -48,31 +48,23 @@ def push(server: RunningServer, batch_id: str, upserts: list[NoteUpsert]) -> Non
     assert response.status_code == 200, response.text
 
 
-def wait_current(server: RunningServer, timeout_s: float = 180) -> None:
-    """Until every note section has a vector (the edited note's new text included)."""
-    con, deadline = server.db.connection, time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        pending = con.execute(
-            "SELECT count(*) AS n FROM note_sections s WHERE NOT EXISTS (SELECT 1 FROM "
-            "vector_units v WHERE v.corpus = 'notes' AND v.unit_id = s.unit_id)"
-            ).fetchone()["n"]
-        if pending == 0:
-            return
-        time.sleep(0.2)
-    raise AssertionError("the notes were not embedded in time")
+# Units still without a vector, by corpus.
+PENDING_SQL = {
+    "notes": "SELECT count(*) AS n FROM note_sections s WHERE NOT EXISTS (SELECT 1 FROM "
+             "vector_units v WHERE v.corpus = 'notes' AND v.unit_id = s.unit_id)",
+    "messages": "SELECT count(*) AS n FROM conversation_units u WHERE NOT EXISTS (SELECT 1 "
+                "FROM vector_units v WHERE v.corpus = 'messages' AND v.unit_id = u.id)",
+}
 
 
-def wait_messages(server: RunningServer, timeout_s: float = 180) -> None:
+def wait_current(server: RunningServer, corpus: str = "notes", timeout_s: float = 180) -> None:
+    """Until every unit of the corpus has a vector (an edited note's new text included)."""
     con, deadline = server.db.connection, time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        pending = con.execute(
-            "SELECT count(*) AS n FROM conversation_units u WHERE NOT EXISTS (SELECT 1 FROM "
-            "vector_units v WHERE v.corpus = 'messages' AND v.unit_id = u.id)"
-            ).fetchone()["n"]
-        if pending == 0:
+        if con.execute(PENDING_SQL[corpus]).fetchone()["n"] == 0:
             return
         time.sleep(0.2)
-    raise AssertionError("the messages were not embedded in time")
+    raise AssertionError(f"the {corpus} were not embedded in time")
 
 
 def search(server: RunningServer, q: str) -> dict:
@@ -122,7 +114,7 @@ def test_a_word_nowhere_in_a_larger_memory_lists_nothing_in_adaptive_mode(serve_
                               json={"content": f"Remind me about the {TOPICS[i % 10]} on day {i}."})
         assert response.status_code == 200, response.text
     wait_current(server)
-    wait_messages(server)
+    wait_current(server, "messages")
     for gone in ("Kowalczyk", "zzqx", "xylophone"):
         found = search(server, gone)
         assert (found["mode"], found["fallback"]) == ("adaptive", None)
