@@ -60,10 +60,11 @@ async def without_echoes(db: Database, candidates: Sequence[Candidate],
     """Automatic recall's candidates without bare questions, nor echoes of a note or past
     message that is itself a candidate, or of a note that was retrieved and not built
     (`unbuilt`: (kind, group) of the groups the gate's depth left out,
-    worker/recall/depth.py), nor messages a saved memory (built or not) was saved from;
-    and whether that is what every row built would leave. It is not when a kept echo
-    quotes a message of a conversation the depth left out: whether that message was
-    retrieved is known only once its rows are built."""
+    worker/recall/depth.py), nor messages a saved memory among them was saved from; and
+    whether that is what every row built would leave. It is not when a kept echo quotes a
+    message of a conversation the depth left out, or a kept message may be what a saved
+    memory the depth left out was saved from: whether that message or memory was retrieved
+    is known only once its rows are built."""
     bare, echoes, quoted_in = await _judged(db, candidates)
     held = [_holds(c) for c in candidates]
     present = set().union(*held) if held else set()
