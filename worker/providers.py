@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -57,7 +58,8 @@ class OfflineResponder:
 
     async def complete(self, prompt: Prompt) -> str:
         if not prompt.sources and _nothing_to_look_up(prompt.user_text):
-            return offline_replies.GREETING
+            thanked = _THANKS.search(prompt.user_text) is not None
+            return offline_replies.WELCOME if thanked else offline_replies.GREETING
         if not prompt.sources:
             if proposed_fact(prompt.user_text) is not None:
                 return offline_replies.NOTED
@@ -70,6 +72,9 @@ class OfflineResponder:
         if any(s.standing and "[" in s.standing for s in prompt.sources):
             lines.append(offline_replies.DISAGREE)
         return "\n".join(lines)
+
+
+_THANKS = re.compile(r"\b(?:thank|thanks|thx|cheers|ta)\b", re.IGNORECASE)
 
 
 def _nothing_to_look_up(text: str) -> bool:

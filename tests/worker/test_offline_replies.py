@@ -19,6 +19,8 @@ async def test_the_responder_says_nothing_found_noted_and_hello_in_the_named_wor
     assert (nothing, hello, noted) == (offline_replies.NOTHING_FOUND,
                                        offline_replies.GREETING, offline_replies.NOTED)
     assert not any(holds_memory(r) for r in (nothing, hello, noted))
+    for thanks in ("thanks!", "Thank you, that was helpful", "cheers"):
+        assert await responder.complete(Prompt("", [], thanks)) == offline_replies.WELCOME
 
 
 @pytest.mark.parametrize("reply", [
