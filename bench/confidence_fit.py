@@ -51,6 +51,7 @@ from shared.rank.evidence import FEATURES
 from shared.rank.policy import AUTOMATIC, assessed
 from worker.recall.modes import Retrieved, gauge
 from worker.recall.retrieval_mode import RetrievalMode
+from worker.semantic.semantics import Semantics
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench-output" / "confidence"
@@ -103,15 +104,23 @@ def _collect(source: str, db: SqliteDatabase, now_ms: int, queries: Sequence[Que
     sem = None if mode is RetrievalMode.LEXICAL else indexed_semantics(db, now_ms)
 
     async def run() -> list[Row]:
-        out: list[Row] = []
-        for q in queries:
-            p: Prepared = await prepare(db, sem, mode, q, now_ms)
-            for stage, found in enumerate((p.scoped, p.found)):
-                if found is not None:
-                    out.extend(_rows(source, q, stage, found[0]))
-        return out
+        return [r for q, stage, found in await retrieved(db, sem, mode, queries, now_ms)
+                for r in _rows(source, q, stage, found)]
 
     return asyncio.run(run())
+
+
+async def retrieved(db: SqliteDatabase, sem: Semantics | None, mode: RetrievalMode,
+                    queries: Sequence[Query], now_ms: int
+                    ) -> list[tuple[Query, int, Retrieved]]:
+    """Each query retrieved as the gate sees it (bench.gate_curve.prepare): within the time
+    it names (stage 0) and as typed (stage 1), where there is one."""
+    out: list[tuple[Query, int, Retrieved]] = []
+    for q in queries:
+        p: Prepared = await prepare(db, sem, mode, q, now_ms)
+        out.extend((q, stage, found[0]) for stage, found in enumerate((p.scoped, p.found))
+                   if found is not None)
+    return out
 
 
 @contextmanager

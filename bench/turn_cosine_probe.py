@@ -33,7 +33,6 @@ import numpy as np
 from bench import confidence_fit as cf
 from bench.confidence_fit import Row
 from bench.evalset import Query, read_queries
-from bench.gate_curve import Prepared, prepare
 from bench.locomo_memory import DEFAULT_ROOT, memory, questions
 from bench.system import _hit, indexed_semantics
 from local.sqlite_db import SqliteDatabase
@@ -108,12 +107,9 @@ def _collect(source: str, db: SqliteDatabase, now_ms: int, queries: Sequence[Que
     sem = indexed_semantics(db, now_ms)
 
     async def run() -> list[tuple[Row, Extra]]:
-        pend: list[Pending] = []
-        for q in queries:
-            p: Prepared = await prepare(db, sem, MODE, q, now_ms)
-            for stage, found in enumerate((p.scoped, p.found)):
-                if found is not None:
-                    pend.extend(_pending(source, q, stage, found[0]))
+        pend: list[Pending] = [
+            p for q, stage, found in await cf.retrieved(db, sem, MODE, queries, now_ms)
+            for p in _pending(source, q, stage, found)]
         qv = await _vectors(sem, {p[1] for p in pend}, "query")
         pv = await _vectors(sem, {t for p in pend for t in (p[2], p[3], *p[5])}, "passage")
         nan = float("nan")
