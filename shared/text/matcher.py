@@ -164,3 +164,37 @@ def with_terms(candidates: Sequence[Candidate], terms: Sequence[Term]) -> list[C
     return [replace(c, presentation=replace(c.presentation, terms=matched_terms(
         terms, [c.presentation.text, *(v for _, v in c.presentation.fields)])))
             for c in candidates]
+
+
+def _words_from(prefix: str, text: str) -> list[str]:
+    """The words of `text` that start with `prefix` (case-insensitive), left to right."""
+    if text.isascii():
+        return _ascii_words(prefix, text, text.lower())
+    return [m.group(0) for m in re.finditer(r"(?<![^\W_])" + re.escape(prefix) + r"\w*",
+                                            text, re.IGNORECASE)]
+
+
+def stem_prefix_only(typed: Sequence[Term], searched: Sequence[Term],
+                     texts: Sequence[str]) -> bool:
+    """Whether FTS5 matched these texts only through the stem of a word typed last.
+
+    Search as you type makes the last word a prefix, and FTS5 stems a prefix before it
+    expands it: "lease"* is searched as "leas"* and finds "least". A text holds none of
+    the searched terms, and no inflection of the typed word ("leasing"), but a word that
+    starts with its stem: that word is the only match (a text that holds no such word
+    matched for a reason this cannot see, and is kept)."""
+    if matched_terms(searched, texts):
+        return False
+    wide = False
+    for term in typed:
+        if not term.prefix or len(term.tokens) != 1:
+            continue
+        token, root = term.tokens[0], term.stems[0]
+        if not token.startswith(root):
+            continue  # the pattern prefix is the typed word itself: no wider than typed
+        for text in texts:
+            for word in _words_from(root, text):
+                if stem(fold(word)) == root:
+                    return False  # an inflection of the typed word ("leasing")
+                wide = True
+    return wide

@@ -8,7 +8,7 @@ from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
 from shared.rank.confidence import ConfidenceModel
 from shared.rank.policy import EXPLICIT, Decision, Gauge, RecallPolicy, judge
-from shared.text.matcher import with_terms
+from shared.text.matcher import stem_prefix_only, with_terms
 from shared.text.sanitiser import Mode, SearchQuery, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.corpora.filters import Filters, SourceFilter
@@ -37,7 +37,7 @@ class ExplicitResult:
 async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: RecallPolicy,
                   limit: int, time: TimeScope | None, now_ms: int,
                   semantics: Semantics | None) -> ExplicitResult:
-    judged = await apply_feedback(db, found.candidates, now_ms)
+    judged = await apply_feedback(db, _as_typed(found.candidates, query, found), now_ms)
     ranked = await behind_echoes(db, stand(judged, query, policy.standing))
     measure = gauge(found, semantics)
     decisions = judge(ranked, lending(policy, found), measure, limit)
@@ -45,6 +45,19 @@ async def _result(db: Database, query: SearchQuery, found: Retrieved, policy: Re
                       found.lexical.query.terms)
     return ExplicitResult(query=query, found=found, hits=hits, time=time,
                           decisions=tuple(decisions), model=measure.model)
+
+
+def _as_typed(candidates: list[Candidate], query: SearchQuery, found: Retrieved
+              ) -> list[Candidate]:
+    """The candidates but those only the lexical list holds that matched nothing but the
+    stem of the word typed last ("least" for "lease", shared.text.matcher.stem_prefix_only)."""
+    if not any(t.prefix for t in query.terms):
+        return candidates
+    searched = found.lexical.query.terms
+    return [c for c in candidates
+            if c.scores.vector_rank is not None or not stem_prefix_only(
+                query.terms, searched,
+                [c.presentation.text, *(v for _, v in c.presentation.fields)])]
 
 
 async def search(db: Database, text: str, now_ms: int, *, source: SourceFilter = "all",

@@ -8,7 +8,13 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.text.matcher import _is_match, matched_in_each, matched_terms, term_pattern
+from shared.text.matcher import (
+    _is_match,
+    matched_in_each,
+    matched_terms,
+    stem_prefix_only,
+    term_pattern,
+)
 from shared.text.sanitiser import Mode, Term, build_query
 
 
@@ -66,3 +72,15 @@ def test_matching_each_text_apart_finds_what_matching_them_together_does(
         query: str, texts: list[str]) -> None:
     terms = terms_of(query)
     assert matched_in_each(terms, texts) == matched_terms(terms, texts)
+
+
+def test_a_text_found_only_through_the_stem_of_the_word_typed_last() -> None:
+    typed = terms_of("flat lease")
+    assert stem_prefix_only(typed, typed, ["at least once"])
+    assert not stem_prefix_only(typed, typed, ["we are leasing a van"])  # an inflection
+    assert not stem_prefix_only(typed, typed, ["Leasehold papers"])  # starts as typed
+    assert not stem_prefix_only(typed, typed, ["a flat, at least"])  # another term
+    assert not stem_prefix_only(typed, typed, ["nothing of it here"])  # not this way
+    assert not stem_prefix_only(terms_of("lease?"), terms_of("lease?"), ["at least"])
+    assert not stem_prefix_only(terms_of("leas"), terms_of("leas"), ["at least"])  # typing
+    assert stem_prefix_only(typed, typed, ["au moins: leastwise, éte"])  # not ASCII

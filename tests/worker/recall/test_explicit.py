@@ -67,3 +67,30 @@ async def test_a_short_list_is_the_head_of_the_same_ranking(db: SqliteDatabase) 
     assert len(short.found.candidates) == len(full.found.candidates)
     assert [h.identity.id for h in short.hits] == [h.identity.id for h in full.hits[:3]]
     assert any(h.scores.adjacent > 0 for h in full.hits)
+
+
+async def test_the_word_typed_last_does_not_find_what_only_its_stem_starts(
+        db: SqliteDatabase) -> None:
+    """Search as you type makes "lease" a prefix, which FTS5 searches as "leas"*: a
+    message that says only "least" is no hit, its inflections ("leasing") and longer
+    words ("leasehold") are."""
+    then = NOW_MS - 30 * DAY_MS
+    said = {"lease": "The flat lease ends in May.", "least": "At least the rain stopped.",
+            "leasing": "We are leasing a van for the move.",
+            "leasehold": "The leasehold papers are in the drawer."}
+    for cid, text in said.items():
+        await chats.create_conversation(db, cid, then, cid)
+        await chats.append_message(db, cid, "user", text, then, message_id=cid)
+    for i in range(6):  # other messages, so that the index's IDFs mean something
+        await chats.create_conversation(db, "other", then, f"o{i}")
+        await chats.append_message(db, f"o{i}", "user", f"the tax return form {i} is due",
+                                   then, message_id=f"o{i}")
+
+    async def found(text: str) -> set[str]:
+        return {h.identity.id for h in (await search(db, text, NOW_MS, source="messages")).hits}
+
+    assert await found("lease") == {"lease", "leasing", "leasehold"}
+    # A complete word (not typed last) is no prefix at all: inflections only.
+    assert await found("lease?") == {"lease", "leasing"}
+    # Another query word keeps a row whatever its last word matched.
+    assert "least" in await found("rain lease")
