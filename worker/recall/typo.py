@@ -110,6 +110,8 @@ async def correct(db: Database, query: SearchQuery, found: Suspects,
     fixes: dict[str, str] = {}
     terms = list(query.terms)
     for i, term in enumerate(found.unknown):
+        if term.prefix and any(t.startswith(term.tokens[0]) for t in vocab[i]):
+            continue  # a word still being typed ("leas" of "lease"): no index term is it yet
         best = best_correction(term.tokens[0], vocab[i].items())
         if best:
             fixes[term.tokens[0]] = best

@@ -73,7 +73,7 @@ async def test_the_word_typed_last_does_not_find_what_only_its_stem_starts(
         db: SqliteDatabase) -> None:
     """Search as you type makes "lease" a prefix, which FTS5 searches as "leas"*: a
     message that says only "least" is no hit, its inflections ("leasing") and longer
-    words ("leasehold") are."""
+    words ("leasehold") are, and so is "least" while the word is still being typed."""
     then = NOW_MS - 30 * DAY_MS
     said = {"lease": "The flat lease ends in May.", "least": "At least the rain stopped.",
             "leasing": "We are leasing a van for the move.",
@@ -90,6 +90,9 @@ async def test_the_word_typed_last_does_not_find_what_only_its_stem_starts(
         return {h.identity.id for h in (await search(db, text, NOW_MS, source="messages")).hits}
 
     assert await found("lease") == {"lease", "leasing", "leasehold"}
+    # While the word is still being typed, it is no typo: "leas" is not corrected to
+    # "least", and finds every word that starts so.
+    assert await found("leas") == {"lease", "least", "leasing", "leasehold"}
     # A complete word (not typed last) is no prefix at all: inflections only.
     assert await found("lease?") == {"lease", "leasing"}
     # Another query word keeps a row whatever its last word matched.
