@@ -68,6 +68,34 @@ def test_the_kinds_thresholds_are_the_best_mean_hit_within_the_fpr_bound() -> No
     assert [cf.rates(tally, [n]) for n in ("dev", "locomo-0")] == [(1.0, 0.0), (1.0, 0.0)]
 
 
+def test_each_memory_is_estimated_by_a_fit_on_the_others_only() -> None:
+    """A feature that only tells memories apart predicts within one memory and nothing
+    across them: out of fold it looks useful, with the memory left out it does not.
+    no-answer's queries are asked of mixed-vault's corpus: one memory, left out together."""
+    rng = np.random.default_rng(3)
+    rows: list[cf.Row] = []
+    for source, base in (("dev", 0.9), ("mixed-vault", 0.1), ("no-answer", 0.1),
+                         ("regression", 0.9)):
+        for i in range(300):
+            values = [0.0] * len(FEATURES)
+            values[FEATURES.index("index_size")] = base  # a memory's identity
+            rows.append(cf.Row(source, f"q{i}", 1, 1, "note:g", tuple(values),
+                               bool(rng.random() < base), True))
+    x = np.array([r.features for r in rows])
+    y = np.array([r.relevant for r in rows], dtype=float)
+    w = np.ones(len(rows))
+    folds, left_out = cf.out_of_fold(rows, x, y, w), cf.memory_out(rows, x, y, w)
+    dev = np.array([r.source == "dev" for r in rows])
+    assert folds[dev].mean() == pytest.approx(0.9, abs=0.05)
+    # Fitted without dev, the feature's value 0.9 is regression's alone: still high...
+    assert left_out[dev].mean() > 0.8
+    # ...but mixed-vault left out takes no-answer with it, and is never seen at all.
+    mv = np.array([r.source in ("mixed-vault", "no-answer") for r in rows])
+    assert folds[mv].mean() == pytest.approx(0.1, abs=0.05)
+    assert left_out[mv].mean() > 0.5
+    assert cf.memory_of("no-answer") == "mixed-vault" == cf.memory_of("mixed-vault")
+
+
 def test_writing_one_model_keeps_the_other(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cf, "MODELS_FILE", tmp_path / "models.py")
