@@ -13,8 +13,8 @@ and "ok, remind me what Marco wanted" are not social.
 
 A request with no topic of its own is about the previous turn too: it points back ("it",
 "that", "the other one") and its only content words are things one does to an answer
-("rewrite it more formally", "can you fix that for me"). Whatever memory such a message
-matches, it matches on the verb.
+("rewrite it more formally", "can you fix that for me", "put that in a list"). Whatever
+memory such a message matches, it matches on the verb or on the answer's form.
 """
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ summarize summary translate continue try retry change improve format polish clar
 edit finish complete help show give use mean means meant example examples version please
 more less better formally formal informally shorter longer simpler clearer properly briefly
 differently quickly bit little again right wrong true
+put turn list lists table tables bullet bullets point points checklist paragraph paragraphs
+sentence sentences outline steps numbered markdown
 """)
 _META = re.compile(
     r"\b((say|put|write) (that|it|this) (again|differently|shorter|simpler)"
@@ -84,6 +86,9 @@ _REQUEST = re.compile(
     # an auxiliary opening a clause asks a question even without "?" ("did I pay it")
     r"|(^|[,;:.!]\s*)(did|do|does|is|are|was|were|can|could|should|would|will)\b")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# Words in double quotes are mentioned, not said to Mallory: 'translate "good night" into
+# Greek' is a task, not a farewell.
+_QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 
 
 def _words(text: str) -> list[str]:
@@ -103,7 +108,7 @@ def dialogue_act(text: str) -> Act:
     lowered = " ".join(fold(w) for w in normalize(text).lower().split())
     if _META.search(lowered) and len(_content(lowered)) <= MAX_META_CONTENT_WORDS:
         return "meta"
-    lowered = _PRAISE.sub(" thanks ", lowered)
+    lowered = _PRAISE.sub(" thanks ", _QUOTED.sub(" ", lowered))
     rest, phrase = _without_phrases(lowered)
     words = _words(rest)
     marker = phrase or any(w in SOCIAL_WORDS for w in words)

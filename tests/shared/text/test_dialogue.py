@@ -26,6 +26,8 @@ def test_social_messages(text: str) -> None:
     "translate that", "make it shorter", "rewrite it more formally",
     "can you fix that for me", "how do I do that?", "what about the other one?",
     "explain that better", "is that right?", "show me an example of it",
+    "can you put that in a list", "turn this into a checklist", "make it a table",
+    "summarise that as bullet points",
 ])
 def test_meta_requests_about_the_conversation(text: str) -> None:
     assert dialogue_act(text) == "meta"
@@ -41,6 +43,9 @@ def test_meta_requests_about_the_conversation(text: str) -> None:
     "how do I fix the leaking tap?", "what was that recipe with the lentils",
     "is that router password still valid?", "rewrite the cover letter for the Lisbon job",
     "you said the boiler needs what pressure?",
+    # quoted words are mentioned, not said: a task, not a farewell
+    'translate "good night" into Greek', "translate \u201cthank you\u201d into Japanese",
+    "put the reading list in order of length", "what's on my reading list",
 ])
 def test_requests_and_statements_still_recall(text: str) -> None:
     assert dialogue_act(text) == "request"
