@@ -5,8 +5,8 @@ past messages of message_quotes). Asked the same question again, the old exchang
 it as well as the note did, and with use the echoes crowd out their sources. Two features
 decide, not a rule per case:
 
-- the owner's side of the unit only asks (every sentence of it is a question), so it
-  holds nothing the owner told;
+- the owner's side of the unit only asks (every sentence of it is a question, marked or
+  not: shared/text/questions.py), so it holds nothing the owner told;
 - Mallory's side adds little to what it was shown: under ECHO_NOVELTY of its content
   words are absent from its sources' text (`novelty`).
 
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from shared.knowledge.roles import SAVED_MEMORY_ROLE
 from shared.rank.candidate import Candidate
 from shared.text.porter import stem
+from shared.text.questions import asks
 from shared.text.stopwords import STOPWORDS
 from shared.text.tokenizer import tokens
 
@@ -59,9 +60,10 @@ def novelty(text: str, sources: Sequence[str]) -> float:
 
 
 def only_asks(text: str) -> bool:
-    """Every sentence of the text is a question (an empty text asks nothing)."""
+    """Every sentence of the text is a question, with its mark or without it
+    (shared/text/questions.py); an empty text asks nothing."""
     parts = [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
-    return bool(parts) and all(p.endswith("?") for p in parts)
+    return bool(parts) and all(asks(p) for p in parts)
 
 
 def sides(cand: Candidate) -> tuple[str, str]:

@@ -1,11 +1,11 @@
 """Echoes and bare questions in recall (shared/rank/echoes.py judges them).
 
-Automatic recall leaves out a bare question, an echo whose sources are among the
-candidates, and a message a saved memory among them was saved from: the note, the past
-message or the memory itself is recalled in its place (it still says what the answer
-quoted, or the answer would have been withdrawn: worker/store/citations.py). Explicit
-search keeps both, below what they repeat: an echo just under its best source, a bare
-question at BARE_QUESTION_WEIGHT of its score.
+Automatic recall leaves out a bare question, every echo, and a message a saved memory
+among them was saved from: the note, the past message or the memory itself is recalled
+in its place, on its own evidence (it still says what the answer quoted, or the answer
+would have been withdrawn: worker/store/citations.py). Explicit search keeps both, below
+what they repeat: an echo just under its best source, a bare question, and an echo whose
+sources were not found, at BARE_QUESTION_WEIGHT of its score.
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ def _holds(cand: Candidate) -> set[Source]:
 
 
 async def _judged(db: Database, candidates: Sequence[Candidate]
-                  ) -> tuple[set[int], dict[int, set[Source]], dict[int, frozenset[str]]]:
-    """The indexes of bare questions, of echoes with the sources they repeat, and of
-    echoes of past messages with the conversations those are in."""
+                  ) -> tuple[set[int], dict[int, set[Source]]]:
+    """The indexes of bare questions, and of echoes with the sources they repeat."""
     answers = {i: a for i, c in enumerate(candidates) if c.identity.kind == "message"
                and (a := answer_id(c)) is not None}
     shown: dict[str, Shown] = await shown_to(db, sorted(set(answers.values()))) \
@@ -50,37 +49,31 @@ async def _judged(db: Database, candidates: Sequence[Candidate]
     echoes = {i: {("note", n) for n in shown[a].notes}
               | {("message", m) for m in shown[a].messages}
               for i, a in answers.items() if echo(candidates[i], shown.get(a))}
-    quoted_in = {i: shown[answers[i]].conversations for i in echoes}
-    return bare, echoes, quoted_in
+    return bare, echoes
 
 
 async def without_echoes(db: Database, candidates: Sequence[Candidate],
                          unbuilt: Collection[tuple[str, str]] = ()
                          ) -> tuple[list[Candidate], bool]:
-    """Automatic recall's candidates without bare questions, nor echoes of a note or past
-    message that is itself a candidate, or of a note that was retrieved and not built
-    (`unbuilt`: (kind, group) of the groups the gate's depth left out,
-    worker/recall/depth.py), nor messages a saved memory among them was saved from; and
-    whether that is what every row built would leave. It is not when a kept echo quotes a
-    message of a conversation the depth left out, or a kept message may be what a saved
-    memory the depth left out was saved from: whether that message or memory was retrieved
-    is known only once its rows are built."""
-    bare, echoes, quoted_in = await _judged(db, candidates)
-    held = [_holds(c) for c in candidates]
-    present = set().union(*held) if held else set()
-    present.update(("note", group) for kind, group in unbuilt if kind == "note")
-    left_out = {group for kind, group in unbuilt if kind == "message"}
+    """Automatic recall's candidates without bare questions, echoes, or messages a saved
+    memory among them was saved from; and whether that is what every row built would
+    leave (`unbuilt`: (kind, group) of the groups the gate's depth left out,
+    worker/recall/depth.py). It is not when a kept message may be what a saved memory the
+    depth left out was saved from: whether that memory was retrieved is known only once
+    its rows are built.
+
+    An echo is left out whether or not its sources are among the candidates: it adds
+    nothing to them, so what it could give, they give, on their own evidence. Leaving it
+    only where a source was retrieved let an echo pass where its note did not (a
+    conversation unit's bar is lower than a note's), and a re-asked question then cited
+    the echo, the next round the echo of the echo."""
+    bare, echoes = await _judged(db, candidates)
     saved = await _saved_from(db, candidates)
-    out, sure = [], True
-    for i, c in enumerate(candidates):
-        if i in bare or (c.identity.kind == "message" and saved & set(c.identity.covers)):
-            continue
-        if (echoes.get(i, set()) - held[i]) & present:
-            continue
-        if quoted_in.get(i, frozenset()) & left_out:
-            sure = False
-        out.append(c)
-    if SAVED_MEMORIES_ID in left_out and sure:
+    out = [c for i, c in enumerate(candidates)
+           if i not in bare and i not in echoes
+           and not (c.identity.kind == "message" and saved & set(c.identity.covers))]
+    sure = True
+    if any(kind == "message" and group == SAVED_MEMORIES_ID for kind, group in unbuilt):
         # A saved memory the depth left out may stand for a message that was built.
         covers = sorted({m for c in out if c.identity.kind == "message"
                          for m in c.identity.covers})
@@ -100,7 +93,7 @@ async def _saved_from(db: Database, candidates: Sequence[Candidate]) -> set[str]
 async def behind_echoes(db: Database, candidates: Sequence[Candidate]) -> list[Candidate]:
     """Explicit search's candidates, echoes and bare questions ranked below what they
     repeat."""
-    bare, echoes, _ = await _judged(db, candidates)
+    bare, echoes = await _judged(db, candidates)
     best: dict[Source, float] = {}
     for i, c in enumerate(candidates):
         if i in echoes:
@@ -116,5 +109,9 @@ async def behind_echoes(db: Database, candidates: Sequence[Candidate]) -> list[C
         if top is not None and c.scores.final >= top and c.scores.final:
             below = c.scores.standing * BELOW * top / c.scores.final
             c = replace(c, scores=replace(c.scores, standing=below))
+        elif i in echoes and top is None:
+            # Its sources were not found: it holds what a question with no answer holds.
+            c = replace(c, scores=replace(c.scores,
+                                          standing=c.scores.standing * BARE_QUESTION_WEIGHT))
         out.append(c)
     return out

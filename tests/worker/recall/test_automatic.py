@@ -255,8 +255,9 @@ async def test_an_answer_in_the_next_unit_is_recalled_with_the_question_it_answe
 async def test_an_echo_of_a_message_the_depth_left_out_is_judged_as_every_row_would(
         db: SqliteDatabase) -> None:
     """An echo built, and the message it quotes in a conversation the gate's depth left
-    out: whether that message was retrieved is known only from its rows, so recall builds
-    them (worker/recall/echoes.without_echoes) and decides as with every row built."""
+    out: bounded recall decides as with every row built. An echo is left out whether its
+    source was retrieved, left out by the depth, or not retrieved at all
+    (worker/recall/echoes.without_echoes), so the depth has nothing to build for it."""
     await chats.create_conversation(db, "fact", NOW_MS - 200 * DAY_MS, "fact")
     fact = await chats.append_message(db, "fact", "user", "the kayak is stored at the "
                                       "boathouse", NOW_MS - 200 * DAY_MS, message_id="fact")
@@ -283,8 +284,9 @@ async def test_an_echo_of_a_message_the_depth_left_out_is_judged_as_every_row_wo
     source = [c for c in listed if c.identity.id == "fact"]
     assert echo and source
     assert await without_echoes(db, [*echo, *source]) == (source, True)
-    assert await without_echoes(db, echo, [("message", "fact")]) == (echo, False)
-    assert await without_echoes(db, echo, [("message", "c3")]) == (echo, True)
+    assert await without_echoes(db, echo, [("message", "fact")]) == ([], True)
+    assert await without_echoes(db, echo, [("message", "c3")]) == ([], True)
+    assert await without_echoes(db, echo) == ([], True)
     # A saved memory the depth left out may stand for a message that was built.
     assert await without_echoes(db, source, [("message", SAVED_MEMORIES_ID)]) == (source, True)
     await memories.save(db, "The kayak is at the boathouse.", "fact", NOW_MS)

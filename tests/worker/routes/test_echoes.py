@@ -129,3 +129,62 @@ async def test_a_question_nothing_answered_is_no_memory_the_second_time(
     # The question itself is still in history and in search, as what the owner asked.
     found = (await client.get("/api/search", params={"q": asked})).json()
     assert first["user_message"]["id"] in [h["id"] for h in found["hits"]]
+
+
+# Typed as chat is typed, without question marks, and about notes that hold more than one
+# answer: each earlier exchange matches the next question as well as the note does.
+OVERLAPPING = (
+    note("Family/Caspian.md", "Caspian is allergic to peanuts and tree nuts and carries an "
+         "EpiPen. Parents evening is Thursday 12 March at 17:40.", title="Caspian"),
+    note("Travel/Japan trip.md", "The JR pass is 14 days, activated at Narita. Two nights "
+         "at a ryokan in Hakone, then five in Kyoto.", title="Japan trip"),
+    note("People/Fen.md", "Fen's partner is Idris, a paediatric nurse. Fen paid me back "
+         "the 60 pounds for the concert.", title="Fen"),
+)
+UNMARKED = (
+    "does caspian have any allergies", "when is parents evening", "how many days is the "
+    "JR pass", "where are we staying in hakone", "who's Fen's partner",
+    "did Fen pay me back",
+)
+
+
+async def test_questions_typed_without_a_mark_cite_the_notes_on_every_round(
+        client: httpx.AsyncClient) -> None:
+    """An exchange whose question has no "?" is still a question, and its answer, which
+    only repeats the note, an echo: never cited in the note's place, even where the note
+    would not pass the gate (shared/text/questions.py, worker/recall/echoes.py)."""
+    await sync(client, *OVERLAPPING)
+    rounds = [[cited(await ask(client, q)) for q in UNMARKED] for _ in range(3)]
+    assert all(c and all(kind == "note" for kind, _ in c) for c in rounds[0]), rounds[0]
+    assert rounds[1] == rounds[0] and rounds[2] == rounds[0]
+
+
+async def test_a_question_whose_answer_was_withdrawn_is_no_memory(
+        client: httpx.AsyncClient) -> None:
+    """The note edited, the answer that quoted it is withdrawn: what is left, the bare
+    question, is not recalled, with or without its mark."""
+    await sync(client, *OVERLAPPING)
+    first = await ask(client, "who's Fen's partner")
+    assert cited(first) == {("note", "People/Fen.md")}
+    await sync(client, note("People/Fen.md", "Fen moved to Leeds in May.", title="Fen",
+                            mtime=NOW_MS), batch_id="edited")
+    again = await ask(client, "who's Fen's partner")
+    assert first["user_message"]["id"] not in {s["id"] for s in
+                                               again["assistant_message"]["sources"]}
+    assert all(kind == "note" for kind, _ in cited(again))
+
+
+async def test_a_thumbs_down_is_not_undone_by_the_echoes_of_its_note(
+        client: httpx.AsyncClient) -> None:
+    await sync(client, *NOTES)
+    asked = "when is the boiler service due?"
+    answers = [await ask(client, asked) for _ in range(2)]
+    assert all(cited(a) == {("note", "Home/Boiler.md")} for a in answers)
+    voted = await client.post("/api/feedback", json={
+        "message_id": answers[-1]["assistant_message"]["id"], "n": 1,
+        "judgment": "irrelevant"})
+    assert voted.status_code == 200, voted.text
+    after = await ask(client, asked)
+    # Neither the note judged irrelevant nor an earlier answer that only repeated it.
+    assert ("note", "Home/Boiler.md") not in cited(after)
+    assert all(kind == "note" for kind, _ in cited(after)), cited(after)
