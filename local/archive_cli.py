@@ -68,7 +68,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                 if progress is not None:
                     progress("import", i, len(parsed.conversations))
             extras = asyncio.run(archive.restore_extras(db, parsed.feedback,
-                                                        parsed.saved_memories))
+                                                        parsed.saved_memories, parsed.quotes))
     finally:
         db.close()
     print(f"imported {summary}: {added} added, {present} already present"
@@ -89,9 +89,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         conversations, messages, feedback = asyncio.run(archive.export_rows(db))
         saved = asyncio.run(memories.list_memories(db))
+        quotes = asyncio.run(archive.export_quotes(db))
     finally:
         db.close()
-    doc = export.document(conversations, messages, feedback, int(time.time() * 1000), saved)
+    doc = export.document(conversations, messages, feedback, int(time.time() * 1000), saved,
+                          quotes)
     (out / "conversations").mkdir(parents=True, exist_ok=True)
     (out / "mallory-export.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1),
                                              encoding="utf-8")

@@ -5,7 +5,11 @@
                         messages: [{id, role, content, created_at, sources, judgments}]}],
      "feedback": [{answer_id, n, judgment, created_at, query_hash,
                    document: {kind: note, vault, path} | {kind: message, id}}],
-     "saved_memories": [{id, fact, source_message_id, created_at}]}
+     "saved_memories": [{id, fact, source_message_id, created_at}],
+     "quotes": [{answer_id, quoted_id}]}
+
+`quotes` are the past messages each answer was shown (absent in exports made before they
+were exported: such answers are then judged as answers shown nothing).
 
 Saved memories are messages of the conversation 'saved-memories', exported with it; the
 list says which (and where each came from).
@@ -25,6 +29,7 @@ from shared.archive.records import (
     ImportedJudgment,
     ImportedMemory,
     ImportedMessage,
+    ImportedQuote,
     Parsed,
     Problem,
     cut,
@@ -92,6 +97,15 @@ def parse(data: object) -> Parsed:
             parsed.saved_memories.append(_memory(item))
         except BadItem as exc:
             parsed.problems.append(Problem(f"saved memory {index}", f"{exc}: skipped"))
+    for index, item in enumerate(_list(data.get("quotes"))):
+        if not isinstance(item, dict):
+            parsed.problems.append(Problem(f"quote {index}", "is not a quote object: skipped"))
+            continue
+        try:
+            parsed.quotes.append(ImportedQuote(answer_id=_text(item, "answer_id"),
+                                               quoted_id=_text(item, "quoted_id")))
+        except BadItem as exc:
+            parsed.problems.append(Problem(f"quote {index}", f"{exc}: skipped"))
     return parsed
 
 

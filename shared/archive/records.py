@@ -55,6 +55,15 @@ class ImportedJudgment:
 
 
 @dataclass(frozen=True)
+class ImportedQuote:
+    """A past message an answer of a Mallory export was shown (worker/store/quotes.py):
+    what tells an answer that only repeats it (an echo, shared/rank/echoes.py)."""
+
+    answer_id: str
+    quoted_id: str
+
+
+@dataclass(frozen=True)
 class ImportedMemory:
     """A saved memory of a Mallory export: its message is one of the export's messages."""
 
@@ -76,6 +85,7 @@ class Parsed:
     # Only a Mallory export holds these.
     feedback: list[ImportedJudgment] = field(default_factory=list)
     saved_memories: list[ImportedMemory] = field(default_factory=list)
+    quotes: list[ImportedQuote] = field(default_factory=list)
 
     @property
     def message_count(self) -> int:

@@ -51,7 +51,8 @@ async def import_file(request: Request) -> JSONResponse:
         archive.Restored(feedback=0, saved_memories=0)
     if not dry_run:
         done = await archive.import_conversations(rt.db, parsed.conversations)
-        extras = await archive.restore_extras(rt.db, parsed.feedback, parsed.saved_memories)
+        extras = await archive.restore_extras(rt.db, parsed.feedback, parsed.saved_memories,
+                                              parsed.quotes)
     return json_ok(ImportResult(format=fmt, dry_run=dry_run,  # type: ignore[arg-type]
                                 conversations=len(parsed.conversations),
                                 messages=parsed.message_count, added=done.added,
@@ -64,7 +65,8 @@ async def export_all(request: Request) -> Response:
     rt = runtime(request)
     conversations, messages, feedback = await archive.export_rows(rt.db)
     doc = export.document(conversations, messages, feedback, rt.now_ms(),
-                          await memories.list_memories(rt.db))
+                          await memories.list_memories(rt.db),
+                          await archive.export_quotes(rt.db))
     as_ = request.query_params.get("as", "json")
     if as_ == "json":
         return Response(json.dumps(doc, ensure_ascii=False), media_type="application/json",

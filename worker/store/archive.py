@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from shared.archive.records import ImportedConversation, ImportedJudgment, ImportedMemory
+from shared.archive.records import (
+    ImportedConversation,
+    ImportedJudgment,
+    ImportedMemory,
+    ImportedQuote,
+)
 from worker.db import Database
 from worker.store import chats
 from worker.store import feedback as feedback_store
@@ -102,16 +107,36 @@ async def import_conversations(db: Database, conversations: Sequence[ImportedCon
     return Imported(conversations=touched, added=added, present=present, forgotten=forgotten)
 
 
+# What each answer was shown of the past messages (message_quotes), by id.
+EXPORT_QUOTES_SQL = """
+SELECT m.id AS answer_id, q.id AS quoted_id
+FROM message_quotes AS x
+JOIN messages AS m ON m.rid = x.message_rid
+JOIN messages AS q ON q.rid = x.quoted_rid
+ORDER BY m.id, q.id
+"""
+# ?1: [{answer_id, quoted_id}, ...]; a pair whose messages are not both stored is skipped.
+RESTORE_QUOTES_SQL = """
+INSERT OR IGNORE INTO message_quotes (message_rid, quoted_rid)
+SELECT m.rid, q.rid FROM json_each(?1) AS j
+JOIN messages AS m ON m.id = json_extract(j.value, '$.answer_id')
+JOIN messages AS q ON q.id = json_extract(j.value, '$.quoted_id')
+RETURNING message_rid
+"""
+
+
 @dataclass(frozen=True)
 class Restored:
     feedback: int  # judgments stored now
     saved_memories: int
+    quotes: int = 0  # what answers were shown, restored now
 
 
 async def restore_extras(db: Database, feedback: Sequence[ImportedJudgment],
-                         saved: Sequence[ImportedMemory]) -> Restored:
-    """A Mallory export's judgments and saved memories, once its conversations are in:
-    those whose messages (and judged notes) are stored; none twice."""
+                         saved: Sequence[ImportedMemory],
+                         quotes: Sequence[ImportedQuote] = ()) -> Restored:
+    """A Mallory export's judgments, saved memories and quotes, once its conversations are
+    in: those whose messages (and judged notes) are stored; none twice."""
     judged = json.dumps([{"answer_id": f.answer_id, "n": f.n, "judgment": f.judgment,
                           "query_hash": f.query_hash, "created_at": f.created_at,
                           "vault": f.note[0] if f.note else None,
@@ -119,10 +144,19 @@ async def restore_extras(db: Database, feedback: Sequence[ImportedJudgment],
                           "message_id": f.message_id} for f in feedback])
     memories = json.dumps([{"id": m.id, "source_message_id": m.source_message_id,
                             "created_at": m.created_at} for m in saved])
+    quoted = json.dumps([{"answer_id": q.answer_id, "quoted_id": q.quoted_id}
+                         for q in quotes])
     done = await db.batch([db.prepare(RESTORE_FEEDBACK_SQL).bind(judged),
                            db.prepare(RESTORE_MEMORIES_SQL).bind(memories,
-                                                                 chats.SAVED_MEMORIES_ID)])
-    return Restored(feedback=len(done[0].results), saved_memories=len(done[1].results))
+                                                                 chats.SAVED_MEMORIES_ID),
+                           db.prepare(RESTORE_QUOTES_SQL).bind(quoted)])
+    return Restored(feedback=len(done[0].results), saved_memories=len(done[1].results),
+                    quotes=len(done[2].results))
+
+
+async def export_quotes(db: Database) -> list[dict[str, Any]]:
+    """Every (answer, past message it was shown) pair, by id."""
+    return list((await db.prepare(EXPORT_QUOTES_SQL).all()).results)
 
 
 async def export_rows(db: Database) -> tuple[list[dict[str, Any]], list[chats.Message],

@@ -108,3 +108,16 @@ def test_mallory_refuses_another_format_or_version() -> None:
                                            (float("nan"), None)])
 def test_seconds_and_milliseconds(value: object, ms: int | None) -> None:
     assert ms_from_seconds(value) == ms
+
+
+def test_mallory_reads_quotes_and_names_a_bad_one() -> None:
+    parsed = mallory.parse({"format": "mallory-export", "version": 1, "conversations": [],
+                            "quotes": [{"answer_id": "a1", "quoted_id": "m1"},
+                                       {"answer_id": "a2"}, "a3"]})
+    assert [(q.answer_id, q.quoted_id) for q in parsed.quotes] == [("a1", "m1")]
+    assert [(p.item, p.message) for p in parsed.problems] == [
+        ("quote 1", "needs quoted_id as text: skipped"),
+        ("quote 2", "is not a quote object: skipped")]
+    # An export made before quotes were exported has none.
+    assert mallory.parse({"format": "mallory-export", "version": 1,
+                          "conversations": []}).quotes == []

@@ -147,8 +147,13 @@ async def test_an_export_imported_into_an_empty_mallory_recalls_the_same(
     assert back.json()["added"] == 12
     for q in (*QUESTIONS, "rye starter fridge"):
         assert await hit_ids(empty_client, q) == await hit_ids(client, q), q
-    assert (await empty_client.get("/api/export")).json()["conversations"] == \
-        doc["conversations"]
+    again = (await empty_client.get("/api/export")).json()
+    assert again["conversations"] == doc["conversations"]
+    # What the answer was shown comes back with it: an answer that only repeats the past
+    # messages it quoted is an echo of them in both (shared/rank/echoes.py).
+    answer = r.json()["assistant_message"]["id"]
+    assert doc["quotes"] and {q["answer_id"] for q in doc["quotes"]} == {answer}
+    assert again["quotes"] == doc["quotes"]
 
 
 async def test_an_incognito_conversation_stays_incognito_through_export_and_import(
