@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 from shared.text.porter import stem
 from shared.text.sanitiser import Term
+from shared.text.stopwords import STOPWORDS
 
 MIN_TYPO_CHARS = 4
 # Candidates share the word's first 2 letters (3 for words of 6+ letters, whose prefix
@@ -36,6 +37,15 @@ MAX_CORRECTIONS = 2
 # in a short query, or when many words are unknown, it is most of the query.
 SHORT_QUERY_TERMS = 5
 UNKNOWN_SHARE = 0.25
+
+
+# The index holds stopwords, queries never search them: a correction to one ("theo", an
+# alias, to "the") finds every note and says nothing.
+NOT_A_CORRECTION = STOPWORDS | frozenset(stem(w) for w in STOPWORDS)
+
+
+def may_correct_to(term: str) -> bool:
+    return term not in NOT_A_CORRECTION
 
 
 def worth_correcting(n_terms: int, n_unknown: int) -> bool:
@@ -111,7 +121,7 @@ def best_correction(word: str, vocabulary: Iterable[tuple[str, int]]) -> str | N
     stemmed = stem(word)
     best: tuple[int, int, int, str] | None = None
     for term, docs in vocabulary:
-        if term in (word, stemmed) or docs <= 0:
+        if term in (word, stemmed) or docs <= 0 or not may_correct_to(term):
             continue
         # Both distances surely exceed the limit, or the best distance so far: never
         # chosen (the distances were most of the typo step's Python, bench.latency).

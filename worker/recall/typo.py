@@ -25,6 +25,7 @@ from shared.text.spelling import (
     correctable,
     corrected_term,
     max_distance,
+    may_correct_to,
     osa_distance,
     prefix_range,
     worth_correcting,
@@ -81,7 +82,7 @@ def frequent_neighbour(word: str, docs: int, vocabulary: Iterable[tuple[str, int
     least = max(RARE_NEIGHBOUR_MIN_DOCS, RARE_NEIGHBOUR_RATIO * docs)
     best: tuple[int, int, str] | None = None
     for term, n in vocabulary:
-        if term in (word, stemmed) or n < least:
+        if term in (word, stemmed) or n < least or not may_correct_to(term):
             continue
         # Both distances surely exceed the limit, or the best distance so far: never chosen.
         bar = limit if best is None else min(limit, best[0])

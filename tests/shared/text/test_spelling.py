@@ -102,6 +102,10 @@ def test_best_correction_prefers_typed_distance_then_frequency() -> None:
     assert best_correction("pytset", [("pytest", 40), ("python", 99)]) == "pytest"
 
 
+def test_a_stopword_is_never_a_correction() -> None:
+    assert best_correction("theo", [("the", 900), ("them", 400)]) is None
+
+
 def test_no_correction_beyond_the_distance_limit() -> None:
     assert best_correction("lisbon", [("listen", 10)]) is None  # 2 edits on 6 letters
     assert best_correction("toddler", [("toler", 10)]) is None

@@ -48,6 +48,12 @@ def test_no_neighbour_when_none_is_far_more_frequent() -> None:
     assert frequent_neighbour("lisbon", 1, [("listen", 50)]) is None  # two edits at 6 letters
 
 
+def test_a_stopword_is_never_a_neighbour() -> None:
+    # "theo", an alias in one note, is one edit from "the", in every note.
+    assert frequent_neighbour("theo", 1, [("the", 900), ("theodora", 1)]) is None
+    assert frequent_neighbour("thei", 1, [("their", 300), ("then", 200)]) is None
+
+
 def test_the_neighbour_is_the_closest_frequent_term_of_every_term() -> None:
     # Pruning by the best distance so far chooses what weighing every term chooses.
     rng = random.Random(13)
