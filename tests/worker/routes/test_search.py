@@ -93,6 +93,18 @@ async def test_a_stored_misspelling_is_still_corrected(client: httpx.AsyncClient
     assert "matched a spelling correction" in corrected["reasons"]
 
 
+async def test_a_name_one_edit_from_a_stopword_is_not_corrected_to_it(
+        client: httpx.AsyncClient) -> None:
+    """"theo", an alias in one note, is rare; "the" is in every note and is no search word."""
+    await sync(client, note("People/Theodora.md", "Theodora is my niece; she loves "
+                            "dinosaurs.", aliases=["Theo"]),
+               *[note(f"Home/{i}.md", f"The boiler and the kettle, note {i}.")
+                 for i in range(5)])
+    body = (await client.get("/api/search", params={"q": "theo"})).json()
+    assert body["corrections"] == {}
+    assert [h["id"] for h in body["hits"]] == ["People/Theodora.md"]
+
+
 async def test_a_query_with_more_terms_than_d1_binds_is_answered(
         client: httpx.AsyncClient) -> None:
     ids = [str(uuid.UUID(hashlib.md5(bytes([i])).hexdigest())) for i in range(21)]
