@@ -10,7 +10,8 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from shared.api.errors import MalloryError
 from worker.assets import Assets
@@ -79,6 +80,28 @@ def _refusing_others(endpoint: Callable[[Request], Awaitable[Response]],
     return checked
 
 
+class _MethodsOf:
+    """An ASGI app in front of the web client's files: a path a route serves, asked with
+    another method, is a 405 naming the methods it takes (Starlette would hand it to the
+    catch-all mount, which answers 404)."""
+
+    def __init__(self, routes: list[BaseRoute], inner: ASGIApp) -> None:
+        self.routes, self.inner = routes, inner
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        allowed = sorted({m for r in self.routes if isinstance(r, Route) and r.methods
+                          and r.matches(scope)[0] is Match.PARTIAL for m in r.methods}
+                         ) if scope["type"] == "http" else []
+        if not allowed:
+            await self.inner(scope, receive, send)
+            return
+        response = error_json(405, "method_not_allowed",
+                              f"{scope['method']} {scope['path']} is not served; it takes "
+                              f"{', '.join(allowed)}")
+        response.headers["allow"] = ", ".join(allowed)
+        await response(scope, receive, send)
+
+
 async def _http_exception(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     return error_json(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"),
@@ -97,7 +120,8 @@ def create_app(serve_static: bool = False,
     (worker/assets.py). `clock` (seconds) drives the local rate limiter."""
     install_log_redaction()
     routes = [*_taking_only_their_parameters(ROUTES),
-              Mount("/", app=Assets(STATIC_DIR if serve_static else None))]
+              Mount("/", app=_MethodsOf(ROUTES, Assets(STATIC_DIR if serve_static
+                                                        else None)))]
     starlette = Starlette(routes=routes, exception_handlers={
         HTTPException: _http_exception, MalloryError: _error, DatabaseError: _error,
         Exception: _error})

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from collections.abc import MutableMapping
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -94,8 +96,19 @@ def whole_number(name: str, raw: str, low: int, high: int) -> int:
 
 
 def check_query_names(request: Request, taken: tuple[str, ...], route: str) -> None:
-    """422 naming every query parameter `route` does not take (`taken`), as an unknown
-    body field is: a misspelt `limt=5` is never silently the default."""
+    """400 for a query string that is not valid percent-encoded UTF-8, and 422 naming
+    every query parameter `route` does not take (`taken`), as an unknown body field is,
+    or that is given twice: a misspelt `limt=5` is never silently the default, and of
+    `q=a&q=b` neither is silently dropped."""
+    _check_query_encoding(request.scope.get("query_string", b""))
+    given = Counter(name for name, _ in request.query_params.multi_items())
+    repeated = sorted(name for name, n in given.items() if n > 1)
+    if repeated:
+        names = ", ".join(repr(name[:40]) for name in repeated)
+        raise InvalidPayload(
+            f"{route} takes each query parameter once; {names} is given more than once",
+            [{"item": None, "field": name[:40], "message": "given more than once"}
+             for name in repeated], code="repeated_query_parameter")
     unknown = [name for name in request.query_params if name not in taken]
     if unknown:
         names = ", ".join(repr(name[:40]) for name in unknown)
@@ -103,6 +116,27 @@ def check_query_names(request: Request, taken: tuple[str, ...], route: str) -> N
             f"{route} takes no query parameter {names}; it takes {', '.join(taken)}",
             [{"item": None, "field": name[:40], "message": f"not a query parameter of {route}"}
              for name in unknown], code="unknown_query_parameter")
+
+
+# A "%" that does not start an escape of two hex digits.
+_BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+
+
+def _check_query_encoding(raw: bytes) -> None:
+    """400 unless the query string is percent-encoded UTF-8: Starlette reads "%ZZ" as the
+    three characters and a cut UTF-8 sequence as U+FFFD, so what was searched is not
+    what was sent."""
+    bad = _BAD_ESCAPE.search(raw)
+    if bad:
+        raise BadRequest(f"the query string has a '%' at byte {bad.start()} that starts no "
+                         "escape (%XX, two hex digits); encode a literal % as %25",
+                         code="bad_query_encoding")
+    try:
+        for part in raw.replace(b"+", b" ").split(b"&"):
+            unquote_to_bytes(part).decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("the query string's percent escapes are not UTF-8",
+                         code="bad_query_encoding") from None
 
 
 def int_param(request: Request, name: str, default: int, low: int, high: int) -> int:

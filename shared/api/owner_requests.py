@@ -46,6 +46,8 @@ class ChatRequest(Strict):
     def _content(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("content is empty; write a message")
+        if "\x00" in v:
+            raise ValueError("content holds a NUL character (U+0000); remove it")
         if len(v) > MAX_CHAT_CHARS:
             raise ValueError(f"content is {len(v)} characters; the limit is {MAX_CHAT_CHARS}")
         return v

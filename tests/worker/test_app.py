@@ -73,3 +73,50 @@ async def test_search_names_each_unknown_parameter_and_answers_without_them(
     assert "takes no query parameter 'foo', 'limt'; it takes q, limit, source, vault, tz, " \
         "mode" in response.json()["error"]["message"]
     assert (await client.get("/api/search?q=car&limit=5")).status_code == 200
+
+
+@pytest.mark.parametrize("op", TAKING, ids=lambda op: f"{op.method} {op.path}")
+async def test_a_repeated_query_parameter_is_a_422_naming_it(
+        client: httpx.AsyncClient, db: SqliteDatabase, op: Operation) -> None:
+    await heartbeat(client)
+    assert op.query is not None
+    name = parameter_names(op.query)[0]
+    value = REQUIRED.get(name, "1")
+    request = {**request_of(op, {}), "params": [(name, value), (name, value)]}
+    before = await stored(db)
+    response = await client.request(**request)
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "repeated_query_parameter"
+    assert f"{name!r} is given more than once" in error["message"]
+    assert await stored(db) == before
+
+
+@pytest.mark.parametrize(("query", "needle"), [
+    ("q=%ZZ", "'%' at byte 2 that starts no escape"), ("q=car%", "'%' at byte 5"),
+    ("q=caf%C3", "not UTF-8"), ("q=%FF%FE", "not UTF-8"),
+])
+async def test_a_query_string_that_is_not_percent_encoded_utf8_is_a_400(
+        client: httpx.AsyncClient, query: str, needle: str) -> None:
+    response = await client.get(f"/api/search?{query}")
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "bad_query_encoding"
+    assert needle in response.json()["error"]["message"]
+    # Encoded right, the same characters are searched.
+    assert (await client.get("/api/search?q=caf%C3%A9+100%25")).status_code == 200
+
+
+@pytest.mark.parametrize(("method", "path", "allow"), [
+    ("GET", "/api/chat", "POST"), ("PUT", "/api/chat", "POST"),
+    ("DELETE", "/api/search", "GET, HEAD"), ("POST", "/api/conversations", "GET, HEAD"),
+])
+async def test_a_served_path_asked_with_another_method_is_a_405_naming_its_methods(
+        client: httpx.AsyncClient, db: SqliteDatabase, method: str, path: str,
+        allow: str) -> None:
+    before = await stored(db)
+    response = await client.request(method, path, headers=auth(), json={"content": "hi"})
+    assert response.status_code == 405, response.text
+    assert response.headers["allow"] == allow
+    assert response.json()["error"]["code"] == "method_not_allowed"
+    assert await stored(db) == before
+    assert (await client.get("/no/such/page")).status_code == 404

@@ -230,6 +230,7 @@ async def test_context_over_its_limit_is_413_naming_the_limit(client: httpx.Asyn
     ({"content": "hi", "conversation_id": "nope"}, 404),
     ({"content": "hi", "context": {"note": "x" * 16_001}}, 413),
     ({"content": "hi", "context": "web"}, 422),
+    ({"content": "hello\u0000world"}, 422),
 ])
 async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
                                  payload: dict, status: int) -> None:
@@ -238,6 +239,12 @@ async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
     assert set(response.json()["error"]) >= {"code", "message"}
     assert (await db.prepare("SELECT count(*) AS n FROM messages").first()) == {"n": 0}
     assert (await db.prepare("SELECT count(*) AS n FROM conversations").first()) == {"n": 0}
+
+
+async def test_a_nul_in_the_content_is_named(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/chat", json={"content": "hello\u0000world"})
+    [detail] = response.json()["error"]["details"]
+    assert detail["field"] == "content" and "NUL character (U+0000)" in detail["message"]
 
 
 @pytest.mark.parametrize("context", ["web", "", 5, 1.5, True, ["web"]])
