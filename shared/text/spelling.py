@@ -136,6 +136,39 @@ def best_correction(word: str, vocabulary: Iterable[tuple[str, int]]) -> str | N
     return best[3] if best else None
 
 
+# Endings a word adds to its Porter stem. A word still being typed can outgrow the stem
+# the index holds: "leasin" and "weddi", on the way to "leasing" and "wedding", start no
+# index term ("leas", "wed"), and are too far from them to be typos.
+ENDINGS = ("", "e", "s", "ing", "ed", "es", "er", "ers", "ings", "ion", "ions", "ment",
+           "ments", "ly", "ness", "al", "y", "ies", "ied")
+MIN_ROOT_CHARS = 3
+
+
+def _bases(root: str) -> tuple[str, ...]:
+    # "wed" + "ding"; "studi" is "study" before an ending.
+    doubled = (root + root[-1],) if root[-1] not in "aeiouy" else ()
+    return (root, *doubled, *((root[:-1] + "y",) if root.endswith("i") else ()))
+
+
+def completion(prefix: str, vocabulary: Iterable[tuple[str, int]]) -> str | None:
+    """A word that starts with `prefix`, as typed so far, and whose stem is an index term:
+    the one of the most frequent term ("leasin" → "leasing", for the term "leas"), or
+    None. The word, not the term, is searched: FTS5 stems it to the term exactly."""
+    best: tuple[int, str] | None = None
+    for root, docs in vocabulary:
+        if len(root) < MIN_ROOT_CHARS or docs <= 0 or not may_correct_to(root) \
+                or not prefix.startswith(root[:-1]) or root.startswith(prefix):
+            continue
+        for base in _bases(root):
+            for ending in ENDINGS:
+                word = base + ending
+                if word.startswith(prefix) and stem(word) == root:
+                    if best is None or (docs, word) > best:
+                        best = (docs, word)
+                    break
+    return best[1] if best else None
+
+
 def corrected_term(index_term: str) -> Term:
     """A query term that matches `index_term`: FTS5 stems query words again, so a stem
     that is not its own stem ("recurs" → "recur") is searched as a prefix instead."""

@@ -22,6 +22,7 @@ from shared.text.spelling import (
     SHORT_QUERY_TERMS,
     best_correction,
     beyond,
+    completion,
     correctable,
     corrected_term,
     max_distance,
@@ -113,6 +114,11 @@ async def correct(db: Database, query: SearchQuery, found: Suspects,
     for i, term in enumerate(found.unknown):
         if term.prefix and any(t.startswith(term.tokens[0]) for t in vocab[i]):
             continue  # a word still being typed ("leas" of "lease"): no index term is it yet
+        word = completion(term.tokens[0], vocab[i].items()) if term.prefix else None
+        if word:  # it outgrew its stem ("leasin" of "leasing")
+            fixes[term.tokens[0]] = word
+            terms[terms.index(term)] = Term((word,))
+            continue
         best = best_correction(term.tokens[0], vocab[i].items())
         if best:
             fixes[term.tokens[0]] = best

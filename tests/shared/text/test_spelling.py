@@ -8,6 +8,7 @@ from shared.text.porter import stem
 from shared.text.spelling import (
     best_correction,
     beyond,
+    completion,
     corrected_term,
     max_distance,
     osa_distance,
@@ -127,3 +128,14 @@ def test_only_short_queries_or_many_unknown_words_are_corrected() -> None:
     assert not worth_correcting(8, 1)  # one odd word in a long message
     assert worth_correcting(8, 2)
     assert not worth_correcting(4, 0)
+
+
+def test_a_word_still_being_typed_completes_to_a_word_of_an_index_term() -> None:
+    vocab = [("leas", 3), ("least", 9), ("wed", 2), ("wee", 5), ("studi", 4), ("run", 8)]
+    assert completion("leasin", vocab) == "leasing"  # outgrew the stem "leas"
+    assert completion("weddi", vocab) == "wedding"  # "wed" doubles its last letter
+    assert completion("studyi", vocab) == "studying"  # "studi" is "study" before an ending
+    assert completion("runni", vocab) == "running"
+    assert completion("leastw", vocab) is None  # no word of any term starts so
+    assert completion("leas", vocab) is None  # it starts an index term: searched as typed
+    assert completion("theo", [("the", 900)]) is None  # never a stopword

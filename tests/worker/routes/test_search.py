@@ -105,6 +105,18 @@ async def test_a_name_one_edit_from_a_stopword_is_not_corrected_to_it(
     assert [h["id"] for h in body["hits"]] == ["People/Theodora.md"]
 
 
+async def test_search_as_you_type_finds_a_word_that_outgrew_its_stem(
+        client: httpx.AsyncClient) -> None:
+    """"leasin" and "weddi" start no index term ("leas", "wed") and are two edits from
+    them: they complete to a word of one, searched as that word."""
+    await sync(client, note("Home/Flat.md", "The leasing agent is Carla; the wedding is in "
+                            "June."), note("Home/Other.md", "At least the lead is long."))
+    for typed, word in (("leasin", "leasing"), ("weddi", "wedding"), ("the weddi", "wedding")):
+        body = (await client.get("/api/search", params={"q": typed})).json()
+        assert body["corrections"] == {typed.split()[-1]: word}, typed
+        assert [h["id"] for h in body["hits"]] == ["Home/Flat.md"], typed
+
+
 async def test_a_query_with_more_terms_than_d1_binds_is_answered(
         client: httpx.AsyncClient) -> None:
     ids = [str(uuid.UUID(hashlib.md5(bytes([i])).hexdigest())) for i in range(21)]
