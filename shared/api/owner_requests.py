@@ -123,7 +123,9 @@ class PauseRequest(Strict):
     paused: bool = Field(strict=True)
 
 
-def _fact(v: str) -> str:
+def checked_fact(v: str) -> str:
+    """A saved memory's fact, trimmed, or a ValueError naming what is wrong with it (the
+    REST routes and the MCP `remember` tool check alike)."""
     v = v.strip()
     if not 1 <= len(v) <= MAX_MEMORY_CHARS:
         raise ValueError(f"fact is {len(v)} characters after trimming; a saved memory is 1 "
@@ -139,7 +141,7 @@ class MemoryRequest(Strict):
     fact: str
     source_message_id: str | None = Field(default=None, min_length=1, max_length=100)
 
-    _check_fact = field_validator("fact")(_fact)
+    _check_fact = field_validator("fact")(checked_fact)
 
 
 class MemoryEditRequest(Strict):
@@ -147,4 +149,4 @@ class MemoryEditRequest(Strict):
 
     fact: str
 
-    _check_fact = field_validator("fact")(_fact)
+    _check_fact = field_validator("fact")(checked_fact)

@@ -110,6 +110,12 @@ async def test_every_tool_through_the_sdk(server: RunningServer) -> None:
         assert missing.is_error and "no note" in text_of(missing)
         bad = await s.call_tool("search_memory", {"limit": 3})
         assert bad.is_error and "query" in text_of(bad)
+        # `remember` checks a fact as POST /api/memories does, and stores nothing bad.
+        for text, needle in (("   ", "after trimming"), ("a\u0000b", "control characters")):
+            refused = await s.call_tool("remember", {"text": text})
+            assert refused.is_error and needle in text_of(refused), text_of(refused)
+        async with httpx.AsyncClient(base_url=server.url, headers=owner(server.url)) as web:
+            assert (await web.get("/api/memories")).json()["memories"] == []
 
 
 async def test_inspect_through_the_sdk(server: RunningServer) -> None:

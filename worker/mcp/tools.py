@@ -9,10 +9,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from shared.api.errors import BadRequest, NotFound
 from shared.api.limits import MAX_MEMORY_CHARS
+from shared.api.owner_requests import checked_fact
 from shared.rank.policy import EXPLICIT, EXPLICIT_MAX_LIMIT
 from shared.time.zones import pick_zone
 from worker import views
@@ -68,6 +69,7 @@ class InspectInput(_Input):
 class RememberInput(_Input):
     text: str = Field(min_length=1, max_length=MAX_MEMORY_CHARS,
                       description="the fact to remember, saved as a saved memory")
+    _check_text = field_validator("text")(checked_fact)  # as POST /api/memories checks it
 
 
 class ForgetInput(_Input):
@@ -157,7 +159,7 @@ async def _inspect(rt: Runtime, args: InspectInput) -> dict[str, Any]:
 async def _remember(rt: Runtime, args: RememberInput) -> dict[str, Any]:
     """A saved memory (worker/store/memories.py): the caller is the owner's own tool,
     authenticated as the owner, so the call is the approval."""
-    memory = await memories.save(rt.db, args.text.strip(), None, rt.now_ms())
+    memory = await memories.save(rt.db, args.text, None, rt.now_ms())
     schedule_indexing(rt, ("messages",))
     message, _ = await chats.get_message(rt.db, memory.id)
     return {"remembered": _plain(views.message_out(message)),

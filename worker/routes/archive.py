@@ -26,13 +26,19 @@ from worker.store import archive, memories
 # its file's size is MAX_IMPORT_BODY_BYTES.
 MAX_IMPORT_MESSAGES = 200
 TRUTHY = {"1", "true", "yes"}
+FALSY = {"", "0", "false", "no"}
 
 
 async def import_file(request: Request) -> JSONResponse:
     fmt = request.query_params.get("format")
     if fmt not in PARSERS:
         raise BadRequest(f"format must be one of {', '.join(FORMATS)}, got {str(fmt)[:40]!r}")
-    dry_run = request.query_params.get("dry_run", "").lower() in TRUTHY
+    raw_dry_run = request.query_params.get("dry_run", "").lower()
+    if raw_dry_run not in TRUTHY | FALSY:
+        raise BadRequest(f"dry_run must be one of {', '.join(sorted(TRUTHY | FALSY - {''}))}"
+                         f" (or absent), got {raw_dry_run[:20]!r}; nothing was stored",
+                         code="bad_dry_run")
+    dry_run = raw_dry_run in TRUTHY
     data = loads_bounded(await read_body(request, MAX_IMPORT_BODY_BYTES), "import")
     try:
         parsed = PARSERS[fmt](data)

@@ -193,3 +193,13 @@ async def test_the_zip_holds_the_json_and_a_markdown_file_per_conversation(
     assert tyres.startswith("# Bike tyre pressure")
     assert "## You · 2026-01-01T00:00:01Z" in tyres and "## Mallory ·" in tyres
     assert (await client.get("/api/export", params={"as": "pdf"})).status_code == 400
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "on"])
+async def test_a_dry_run_value_not_understood_is_a_400_and_stores_nothing(
+        client: httpx.AsyncClient, db: object, value: str) -> None:
+    before = table_counts(db)
+    r = await post_file(client, "chatgpt", "chatgpt_conversations.json", dry_run=value)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["code"] == "bad_dry_run" and "dry_run" in r.text
+    assert table_counts(db) == before
