@@ -61,6 +61,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     db = _open(args.db, args.migrations)
     added = present = 0
     try:
+        asyncio.run(archive.restore_forgotten(db, parsed.forgotten, int(time.time() * 1000)))
         with progress_bars() as progress:
             for i, conv in enumerate(parsed.conversations, 1):
                 done = asyncio.run(archive.import_conversations(db, [conv]))
@@ -90,10 +91,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         conversations, messages, feedback = asyncio.run(archive.export_rows(db))
         saved = asyncio.run(memories.list_memories(db))
         quotes = asyncio.run(archive.export_quotes(db))
+        forgotten = asyncio.run(archive.export_forgotten(db))
     finally:
         db.close()
     doc = export.document(conversations, messages, feedback, int(time.time() * 1000), saved,
-                          quotes)
+                          quotes, forgotten)
     (out / "conversations").mkdir(parents=True, exist_ok=True)
     (out / "mallory-export.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1),
                                              encoding="utf-8")

@@ -22,7 +22,8 @@ def _iso(ms: int) -> str:
 def document(conversations: Sequence[Mapping[str, Any]], messages: Iterable[Any],
              feedback: Sequence[Mapping[str, Any]], now_ms: int,
              saved_memories: Iterable[Any] = (),
-             quotes: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+             quotes: Iterable[Mapping[str, Any]] = (),
+             forgotten: Iterable[str] = ()) -> dict[str, Any]:
     by_conversation: dict[str, list[dict[str, Any]]] = {}
     for m in messages:
         by_conversation.setdefault(m.conversation_id, []).append({
@@ -47,6 +48,7 @@ def document(conversations: Sequence[Mapping[str, Any]], messages: Iterable[Any]
                             "source_message_id": m.source_message_id,
                             "created_at": m.created_at} for m in saved_memories],
         "quotes": [{"answer_id": q["answer_id"], "quoted_id": q["quoted_id"]} for q in quotes],
+        "forgotten": sorted(forgotten),
     }
 
 

@@ -6,8 +6,11 @@
      "feedback": [{answer_id, n, judgment, created_at, query_hash,
                    document: {kind: note, vault, path} | {kind: message, id}}],
      "saved_memories": [{id, fact, source_message_id, created_at}],
-     "quotes": [{answer_id, quoted_id}]}
+     "quotes": [{answer_id, quoted_id}],
+     "forgotten": [message id, ...]}
 
+`forgotten` are the ids of every message forgotten there (no text): importing the export
+records them first, so an older export imported after it does not bring them back.
 `quotes` are the past messages each answer was shown (absent in exports made before they
 were exported: such answers are then judged as answers shown nothing).
 
@@ -38,6 +41,7 @@ from shared.archive.records import (
 )
 
 FORMAT = "mallory-export"
+MAX_ID_CHARS = 200
 VERSION = 1
 
 
@@ -97,6 +101,12 @@ def parse(data: object) -> Parsed:
             parsed.saved_memories.append(_memory(item))
         except BadItem as exc:
             parsed.problems.append(Problem(f"saved memory {index}", f"{exc}: skipped"))
+    for index, item in enumerate(_list(data.get("forgotten"))):
+        if isinstance(item, str) and 0 < len(item) <= MAX_ID_CHARS:
+            parsed.forgotten.append(item)
+        else:
+            parsed.problems.append(Problem(f"forgotten {index}",
+                                           "is not a message id: skipped"))
     for index, item in enumerate(_list(data.get("quotes"))):
         if not isinstance(item, dict):
             parsed.problems.append(Problem(f"quote {index}", "is not a quote object: skipped"))

@@ -86,6 +86,7 @@ class Parsed:
     feedback: list[ImportedJudgment] = field(default_factory=list)
     saved_memories: list[ImportedMemory] = field(default_factory=list)
     quotes: list[ImportedQuote] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)  # ids of messages forgotten there
 
     @property
     def message_count(self) -> int:

@@ -56,6 +56,7 @@ async def import_file(request: Request) -> JSONResponse:
     done, extras = archive.Imported(conversations=0, added=0, present=0), \
         archive.Restored(feedback=0, saved_memories=0)
     if not dry_run:
+        await archive.restore_forgotten(rt.db, parsed.forgotten, rt.now_ms())
         done = await archive.import_conversations(rt.db, parsed.conversations)
         extras = await archive.restore_extras(rt.db, parsed.feedback, parsed.saved_memories,
                                               parsed.quotes)
@@ -72,7 +73,8 @@ async def export_all(request: Request) -> Response:
     conversations, messages, feedback = await archive.export_rows(rt.db)
     doc = export.document(conversations, messages, feedback, rt.now_ms(),
                           await memories.list_memories(rt.db),
-                          await archive.export_quotes(rt.db))
+                          await archive.export_quotes(rt.db),
+                          await archive.export_forgotten(rt.db))
     as_ = request.query_params.get("as", "json")
     if as_ == "json":
         return Response(json.dumps(doc, ensure_ascii=False), media_type="application/json",

@@ -125,6 +125,29 @@ RETURNING message_rid
 """
 
 
+EXPORT_FORGOTTEN_SQL = "SELECT id FROM forgotten_messages ORDER BY id"
+# ?1: message ids forgotten where the export was made; one stored here is left as it is.
+RESTORE_FORGOTTEN_SQL = """
+INSERT OR IGNORE INTO forgotten_messages (id, forgotten_at)
+SELECT j.value, ?2 FROM json_each(?1) AS j
+WHERE NOT EXISTS (SELECT 1 FROM messages AS m WHERE m.id = j.value)
+RETURNING id
+"""
+
+
+async def export_forgotten(db: Database) -> list[str]:
+    return [str(r["id"]) for r in (await db.prepare(EXPORT_FORGOTTEN_SQL).all()).results]
+
+
+async def restore_forgotten(db: Database, ids: Sequence[str], now_ms: int) -> int:
+    """An export's forgotten ids, before its conversations: what was forgotten there stays
+    forgotten here, whatever older export is imported next."""
+    if not ids:
+        return 0
+    done = await db.prepare(RESTORE_FORGOTTEN_SQL).bind(json.dumps(list(ids)), now_ms).all()
+    return len(done.results)
+
+
 @dataclass(frozen=True)
 class Restored:
     feedback: int  # judgments stored now

@@ -203,3 +203,26 @@ async def test_a_dry_run_value_not_understood_is_a_400_and_stores_nothing(
     assert r.status_code == 400, r.text
     assert r.json()["error"]["code"] == "bad_dry_run" and "dry_run" in r.text
     assert table_counts(db) == before
+
+
+async def test_what_was_forgotten_stays_forgotten_in_a_new_mallory_fed_an_older_export(
+        client: httpx.AsyncClient, empty_client: httpx.AsyncClient) -> None:
+    """An export made before a forget, imported into a Mallory built from an export made
+    after it, does not bring the forgotten message back: the later export names what was
+    forgotten (ids only), and its import records them first."""
+    await import_all(client)
+    older = (await client.get("/api/export")).content
+    [gone, *_] = await hit_ids(client, "rye sourdough starter fridge")
+    assert (await client.delete(f"/api/messages/{gone}")).status_code == 200
+    newer = (await client.get("/api/export")).json()
+    assert gone in newer["forgotten"]
+    assert all(gone != m["id"] for c in newer["conversations"] for m in c["messages"])
+    for body in (json.dumps(newer).encode(), older):
+        r = await empty_client.post("/api/import", params={"format": "mallory"}, content=body,
+                                    headers={"content-type": "application/json"})
+        assert r.status_code == 200, r.text
+    assert r.json()["forgotten"] == 1  # the older export's copy of it, skipped
+    assert gone not in await hit_ids(empty_client, "rye sourdough starter fridge")
+    again = (await empty_client.get("/api/export")).json()
+    assert gone in again["forgotten"]
+    assert all(gone != m["id"] for c in again["conversations"] for m in c["messages"])
