@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
 from pydantic import Field, field_validator, model_validator
@@ -44,8 +45,8 @@ class ChatRequest(Strict):
     @field_validator("content")
     @classmethod
     def _content(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("content is empty; write a message")
+        if not visible(v):
+            raise ValueError("content is empty (nothing visible); write a message")
         if "\x00" in v:
             raise ValueError("content holds a NUL character (U+0000); remove it")
         if len(v) > MAX_CHAT_CHARS:
@@ -92,6 +93,12 @@ def time_zone_of(context: dict[str, Any] | None) -> str | None:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+def visible(text: str) -> bool:
+    """It holds a character one can see: not only spaces, controls and format characters
+    such as U+200B ZERO WIDTH SPACE (categories Z and C)."""
+    return any(unicodedata.category(c)[0] not in "ZC" for c in text)
+
+
 class RenameRequest(Strict):
     title: str
 
@@ -99,6 +106,9 @@ class RenameRequest(Strict):
     @classmethod
     def _title(cls, v: str) -> str:
         v = v.strip()
+        if v and not visible(v):
+            raise ValueError("title holds no visible character (only spaces or invisible "
+                             "format characters such as U+200B)")
         if not 1 <= len(v) <= MAX_CONVERSATION_TITLE_CHARS:
             raise ValueError(f"title is {len(v)} characters after trimming; it must be 1 to "
                              f"{MAX_CONVERSATION_TITLE_CHARS}")
@@ -127,6 +137,9 @@ def checked_fact(v: str) -> str:
     """A saved memory's fact, trimmed, or a ValueError naming what is wrong with it (the
     REST routes and the MCP `remember` tool check alike)."""
     v = v.strip()
+    if v and not visible(v):
+        raise ValueError("fact holds no visible character (only spaces or invisible format "
+                         "characters such as U+200B)")
     if not 1 <= len(v) <= MAX_MEMORY_CHARS:
         raise ValueError(f"fact is {len(v)} characters after trimming; a saved memory is 1 "
                          f"to {MAX_MEMORY_CHARS}")

@@ -231,6 +231,7 @@ async def test_context_over_its_limit_is_413_naming_the_limit(client: httpx.Asyn
     ({"content": "hi", "context": {"note": "x" * 16_001}}, 413),
     ({"content": "hi", "context": "web"}, 422),
     ({"content": "hello\u0000world"}, 422),
+    ({"content": "\u200b\u200d"}, 422),
 ])
 async def test_bad_chat_requests(client: httpx.AsyncClient, db: SqliteDatabase,
                                  payload: dict, status: int) -> None:

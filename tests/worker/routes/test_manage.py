@@ -115,6 +115,18 @@ async def test_delete_conversation_cascades_through_the_fts_triggers(
     assert sorted(c["id"] for c in listed) == ["later", "other"]
 
 
+async def test_an_invisible_title_is_a_422_and_changes_nothing(
+        client: httpx.AsyncClient, db: SqliteDatabase) -> None:
+    await seed(db)
+    before = await one(db.prepare("SELECT title FROM conversations WHERE id = 'keys'"))
+    for title in ("\u200b\u200b", " \u2060 ", "\ufeff"):
+        response = await client.patch("/api/conversations/keys", json={"title": title})
+        assert response.status_code == 422 and "no visible character" in response.text
+    assert await one(db.prepare("SELECT title FROM conversations WHERE id = 'keys'")) == before
+    assert (await client.patch("/api/conversations/keys", json={"title": "\U0001f511"})
+            ).status_code == 200  # an emoji is visible
+
+
 async def test_renamed_title_survives_forgetting_the_first_message(
         client: httpx.AsyncClient, db: SqliteDatabase) -> None:
     await seed(db)

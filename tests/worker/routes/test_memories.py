@@ -101,6 +101,7 @@ async def test_bad_memory_requests_are_4xx_and_store_nothing(client: httpx.Async
     for body, status, word in (({"fact": "   "}, 422, "fact"),
                                ({"fact": "x" * 501}, 422, "500"),
                                ({"fact": "a\x07b"}, 422, "control"),
+                               ({"fact": "\u200b\u200b"}, 422, "no visible character"),
                                ({}, 422, "fact"),
                                ({"fact": "ok", "extra": 1}, 422, "extra"),
                                ({"fact": "ok", "source_message_id": "nope"}, 404, "nope")):
