@@ -116,6 +116,13 @@ class Corpus:
     # ?1 a JSON array of them, in that order.
     ranked_sql: str
     rows_sql: str
+    # A semantic mode's first pass, which runs while the query is embedded (`params`' and
+    # after them the model whose vectors are fused, `embedded_sql`; the same rows): each
+    # ranked row with `ranked_sql`'s columns and whole, as `rows_sql` has it, so the rows
+    # its bound keeps need no second read, and `embedded`, whether its unit holds a vector
+    # of the model, so the batch that resolves the vector hits need not ask (after the
+    # embedding, that batch is the only one; worker/recall/lexical.fused).
+    whole_ranked_sql: str
     # The timeline (worker/recall/timeline.py): the rows dated within the filters' window,
     # newest first, each with `by_day` (dated to a day of it, not only an instant), bound
     # by `timeline_params(filters, rows)`.
@@ -142,6 +149,13 @@ class Corpus:
     # Its units lend their neighbours a share of their score (shared/rank/adjacency.py),
     # so a search reads at least `Filters.pool` hits' worth of its rows (`rows_read`).
     lends: bool = False
+
+
+def embedded_sql(unit: str, model: int) -> str:
+    """Whether the unit `unit` (a column) holds a vector of the model bound to ?{model}
+    (one lookup in vector_units' unique index)."""
+    return (f"EXISTS (SELECT 1 FROM vector_units AS x WHERE x.unit_id = {unit} "
+            f"AND x.model = ?{model}) AS embedded")
 
 
 def rows_read(corpus: Corpus, filters: Filters) -> int:

@@ -40,6 +40,7 @@ from worker.corpora.base import (
     Row,
     Scoring,
     VectorCorpus,
+    embedded_sql,
     weights_sql,
 )
 from worker.corpora.filters import Filters
@@ -138,6 +139,23 @@ def ranked_sql(columns: Mapping[str, float]) -> str:
 WITH ranked AS ({_ranked(columns)}
 )
 SELECT ranked.rid, ranked.bm25, u.conversation_id, u.created_at, u.id AS unit_id
+FROM ranked
+JOIN conversation_units AS u ON u.rid = ranked.rid
+JOIN conversations AS c ON c.id = u.conversation_id
+WHERE {exclusions_sql(3)}
+ORDER BY ranked.bm25
+"""
+
+
+def whole_ranked_sql(columns: Mapping[str, float]) -> str:
+    """ranked_sql's rows, each whole (search_sql's columns) with its rowid, unit and
+    `embedded` (?8, after `_params`' seven, the model): a semantic mode's first pass
+    (Corpus.whole_ranked_sql)."""
+    return f"""
+WITH ranked AS ({_ranked(columns)}
+)
+SELECT {UNIT_COLUMNS}, ranked.rid, ranked.bm25, u.id AS unit_id, {embedded_sql("u.id", 8)},
+       {UNIT_TEXTS}
 FROM ranked
 JOIN conversation_units AS u ON u.rid = ranked.rid
 JOIN conversations AS c ON c.id = u.conversation_id
@@ -298,6 +316,7 @@ MESSAGES = Corpus(
     # A conversation often has several matching units: fetch more, keep the best.
     fetch_per_hit=3, search_sql=search_sql(MESSAGE_COLUMNS), params=_params,
     ranked_sql=ranked_sql(MESSAGE_COLUMNS), rows_sql=ROWS_SQL,
+    whole_ranked_sql=whole_ranked_sql(MESSAGE_COLUMNS),
     timeline_sql=TIMELINE_SQL, timeline_params=_timeline_params,
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,

@@ -28,6 +28,7 @@ from worker.corpora.base import (
     Row,
     Scoring,
     VectorCorpus,
+    embedded_sql,
     weights_sql,
 )
 from worker.corpora.filters import Filters
@@ -103,6 +104,10 @@ ORDER BY ranked.bm25
 """
 
 
+# Whether the owner ever judged the note (NOTE_BOUND_SELECT's `judged`).
+NOTE_JUDGED = "EXISTS (SELECT 1 FROM recall_feedback AS f WHERE f.note_rid = n.rid) AS judged"
+
+
 # What bounds a section's score before it is built (worker/recall/lexical.py): its group,
 # its unit (the semantic modes' bound, worker/recall/fused_depth.py), its date, what
 # `_signals` reads (role, status, name keys, and the names they are made of when a note
@@ -115,7 +120,15 @@ NOTE_BOUND_SELECT = """SELECT ranked.rid, ranked.bm25, n.vid || ':' || n.path AS
        (EXISTS (SELECT 1 FROM note_relations AS r WHERE r.note_rid = n.rid AND r.linked = 1)
         OR EXISTS (SELECT 1 FROM note_relations AS r
                    WHERE r.vid = n.vid AND r.target_path = n.path AND r.linked = 1)) AS related,
-       EXISTS (SELECT 1 FROM recall_feedback AS f WHERE f.note_rid = n.rid) AS judged"""
+       """ + NOTE_JUDGED
+
+
+def whole_ranked_sql(columns: Mapping[str, float]) -> str:
+    """ranked_sql's rows, each whole (NOTE_ROW_SELECT) with its rowid, bm25(), `judged`
+    and `embedded` (?8, after `_params`' seven, the model): a semantic mode's first pass
+    (Corpus.whole_ranked_sql)."""
+    return _over_ranked(columns, f"""{NOTE_ROW_SELECT}, ranked.rid, ranked.bm25,
+       {NOTE_JUDGED}, {embedded_sql("s.unit_id", 8)}""")
 
 
 def ranked_sql(columns: Mapping[str, float]) -> str:
@@ -287,6 +300,7 @@ NOTES = Corpus(
     # A note often has several matching sections: fetch more, keep the best.
     fetch_per_hit=3, search_sql=search_sql(NOTE_COLUMNS), params=_params,
     ranked_sql=ranked_sql(NOTE_COLUMNS), rows_sql=ROWS_SQL,
+    whole_ranked_sql=whole_ranked_sql(NOTE_COLUMNS),
     timeline_sql=TIMELINE_SQL, timeline_params=_timeline_params,
     to_candidate=_candidate, match_texts=_texts,
     judgments=Judgments(sql=JUDGMENTS_SQL, params=_judgments_params, documents=_documents,

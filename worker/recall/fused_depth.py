@@ -74,12 +74,13 @@ Facts = tuple[Collection[tuple[str, str]], Collection[str], Sequence[VectorSpan]
 @dataclass(frozen=True)
 class Semantic:
     """A semantic mode's bound, as the lexical search applies it (worker/recall/
-    lexical.fused): how the lists are fused, and `facts`, given the first pass's units,
-    once the vector hits are resolved (None: the vector side failed, nothing is left
-    out)."""
+    lexical.fused): how the lists are fused, the model whose vectors are fused (the first
+    pass reads which of its units hold one), and `facts`, given those units, once the
+    vector hits are resolved (None: the vector side failed, nothing is left out)."""
 
     fusion: Fusion
-    facts: Callable[[Sequence[str]], Awaitable[Facts | None]]
+    model: str
+    facts: Callable[[Collection[str]], Awaitable[Facts | None]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,14 +57,18 @@ class Searched:
 
 
 async def _search(db: Database, query: SearchQuery, filters: Filters,
-                  corpora: Sequence[Corpus], bounded: bool = False) -> Searched:
-    """One batch: each corpus's rows, ranked, and the statistics. With a score floor (or
-    `bounded`: a semantic mode's bound), the ranked rows only, each with what bounds its
-    score: `read` then fetches the rows of what may reach the gate."""
-    gated = bool(filters.score_floor) or bounded
-    raw = collect(rows := await run(db, plan(query, filters, corpora, ranked=gated)))
+                  corpora: Sequence[Corpus], model: str | None = None) -> Searched:
+    """One batch: each corpus's rows, ranked, and the statistics. With a score floor, the
+    ranked rows only, each with what bounds its score: `read` then fetches the rows of
+    what may reach the gate. With `model` (a semantic mode's bound), whose first pass D1
+    answers while the query is embedded, the ranked rows whole instead, each saying whether
+    its unit holds a vector of the model: after the embedding, the batch that resolves the
+    vector hits is then the only one."""
+    gated = bool(filters.score_floor) or model is not None
+    raw = collect(rows := await run(db, plan(query, filters, corpora, ranked=gated,
+                                             model=model)))
     return Searched(rows, without_query_message(raw) if filters.query_text_is_indexed
-                    else raw, raw, whole=not gated)
+                    else raw, raw, whole=not gated or model is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,11 +249,12 @@ async def fused(db: Database, query: SearchQuery, found: Searched,
     """The rows as candidates in a semantic mode, the gate's depth applied to their fused
     scores (worker/recall/fused_depth.py), and what it left out of them."""
     rows, _, spans = measured(query, found, corpora, now_ms, filters=filters, fused=True)
-    facts = await semantic.facts(sorted({s.unit for s in spans if s.unit}))
+    facts = await semantic.facts({str(r[1]["unit_id"]) for r in rows if r[1].get("embedded")})
     build, left, unsure = (list(range(len(rows))), None, []) if facts is None else \
         fused_cut(spans, filters.depth, semantic.fusion, *facts)
-    kept, placed = await read(db, [Ranked(*rows[i]) for i in build],
-                              [Ranked(*rows[i]) for i in unsure])
+    kept, placed = [Ranked(*rows[i]) for i in build], [Ranked(*rows[i]) for i in unsure]
+    if not found.whole:
+        kept, placed = await read(db, kept, placed)
     if left is not None and placed:
         # A left-out row that may tie or cross a built one in the lexical list: its place
         # with its relevance corrected, as its candidate would have it.
@@ -276,7 +281,8 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
         return LexicalResult(query=query)
     corpora = registry.corpora() if corpora is None else corpora
     bounded = semantic is not None and filters.depth > 0
-    searched = await _search(db, query, filters, corpora, bounded)
+    model = semantic.model if bounded and semantic is not None else None
+    searched = await _search(db, query, filters, corpora, model)
     found = typo.suspects(query, known_stems(searched.stats))
     corrected, fixes = await typo.correct(db, query, found, list(searched.stats)) \
         if found.words else (query, {})
@@ -286,7 +292,7 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
             await score(db, query, searched, corpora, now_ms, filters=filters)
         return LexicalResult(query=query, candidates=first, idf=term_idfs(query, searched.stats),
                              docs=sizes(searched.stats), cut=left)
-    again = await _search(db, corrected, filters, corpora, bounded)
+    again = await _search(db, corrected, filters, corpora, model)
     rows, left = ranked(corrected, again, corpora, now_ms, ceilings(query, searched.stats),
                         filters, query)
     # What the query as typed found (every row of it, not only what may pass), in the

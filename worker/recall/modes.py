@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from shared.knowledge.standing import span
@@ -131,9 +131,9 @@ async def _resolved(db: Database, sem: Semantics, query: SearchQuery, filters: F
 
 class _Resolution:
     """The vector side of a bounded semantic recall (worker/recall/fused_depth.py): the
-    lexical search asks, once its first pass is in, for the vector hits' groups and which
-    of its units hold a vector; the hits are resolved and those units checked in one D1
-    batch, whose candidates and marks the fusion then takes (no second batch)."""
+    lexical search asks, once its first pass is in (which read which of its units hold a
+    vector), for the vector hits' groups; the hits are resolved in one D1 batch, whose
+    candidates the fusion then takes (no second batch)."""
 
     def __init__(self, db: Database, sem: Semantics, query: SearchQuery, filters: Filters,
                  now_ms: int, search: asyncio.Task[vector.Found]) -> None:
@@ -142,18 +142,17 @@ class _Resolution:
         self.hits: list[vector.Hit] | None = None  # the resolved hits, once asked
         self.have: set[str] = set()  # the units asked about that hold a vector
 
-    async def facts(self, units: Sequence[str]) -> Facts | None:
+    async def facts(self, embedded: Collection[str]) -> Facts | None:
+        """`embedded`: the first pass's units that hold a vector of the model."""
+        self.have = set(embedded)
         try:
             hits = await self.search
         except Exception:  # recall steps down to lexical (`retrieve`): nothing left out
             return None
-        model = self.sem.embedder.model
-        resolve = vector.resolve_statements(self.db, hits, model, self.filters)
-        check = vector.embedded_statement(self.db, units, model)
-        statements = [*resolve, *([check] if check is not None else [])]
-        results = await self.db.batch(statements) if statements else []
-        self.have = vector.embedded_ids(results[-1]) if check is not None else set()
-        self.hits = vector.hits(hits, results[:len(resolve)]) if resolve else []
+        resolve = vector.resolve_statements(self.db, hits, self.sem.embedder.model,
+                                            self.filters)
+        results = await self.db.batch(resolve) if resolve else []
+        self.hits = vector.hits(hits, results) if resolve else []
         return {h.group for h in self.hits}, self.have, [self._span(h) for h in self.hits]
 
     def _span(self, hit: vector.Hit) -> VectorSpan:
@@ -289,7 +288,8 @@ async def _bounded(db: Database, sem: Semantics, query: SearchQuery, filters: Fi
     resolution = _Resolution(db, sem, query, filters, now_ms, search)
     try:
         found: LexicalResult | BaseException = await lexical.retrieve(
-            db, query, filters, now_ms, semantic=Semantic(fusion, resolution.facts))
+            db, query, filters, now_ms,
+            semantic=Semantic(fusion, sem.embedder.model, resolution.facts))
     except Exception as exc:
         found = exc
     except BaseException:  # cancelled: so is the search (as gather would)

@@ -40,10 +40,19 @@ def chunks(stems: Sequence[str], size: int = min(MAX_BOUND_PARAMETERS, MAX_COMPO
     return [tuple(stems[i:i + size]) for i in range(0, len(stems), size)]
 
 
+def _statement(corpus: Corpus, ranked: bool, model: str | None) -> str:
+    if not ranked:
+        return corpus.search_sql
+    return corpus.ranked_sql if model is None else corpus.whole_ranked_sql
+
+
 def plan(query: SearchQuery, filters: Filters,
-         corpora: Sequence[Corpus] | None = None, ranked: bool = False) -> list[Planned]:
+         corpora: Sequence[Corpus] | None = None, ranked: bool = False,
+         model: str | None = None) -> list[Planned]:
     """`ranked`: each corpus's ranked rowids and bm25() only (the first pass of a gated
-    search, worker/recall/lexical.py), not its rows."""
+    search, worker/recall/lexical.py), not its rows; with `model` too, the ranked rows
+    whole, each saying whether its unit holds a vector of `model` (a semantic mode's first
+    pass, Corpus.whole_ranked_sql)."""
     stems = sorted({s for t in query.terms for s in t.stems})
     statements = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
     for corpus in registry.corpora() if corpora is None else corpora:
@@ -51,8 +60,9 @@ def plan(query: SearchQuery, filters: Filters,
             continue
         rows = rows_read(corpus, filters)
         statements.append(Planned(hits_key(corpus),
-                                  corpus.ranked_sql if ranked else corpus.search_sql,
-                                  corpus.params(query.match, rows, filters)))
+                                  _statement(corpus, ranked, model),
+                                  (*corpus.params(query.match, rows, filters),
+                                   *(() if model is None or not ranked else (model,)))))
         for i, chunk in enumerate(chunks(stems)):
             statements.append(Planned(("df", corpus.name, i),
                                       vocab_sql(corpus.df_table, len(chunk)), chunk))

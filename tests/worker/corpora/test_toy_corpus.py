@@ -104,6 +104,10 @@ BOOKMARKS = Corpus(
     ranked_sql=f"""WITH ranked AS ({RANKED})
 SELECT ranked.rid, ranked.bm25, b.id, b.saved_at FROM ranked
 JOIN bookmarks AS b ON b.rid = ranked.rid ORDER BY ranked.bm25""", rows_sql=ROWS_SQL,
+    # Its search rows carry `rid`, `bm25`, its group and timestamp; bookmarks have no
+    # vectors, so none is `embedded` (?5, after `_params`' four, the model).
+    whole_ranked_sql=SEARCH_SQL.replace("ranked.bm25 FROM",
+                                        "ranked.bm25, ?5 IS NULL AS embedded FROM"),
     timeline_sql=TIMELINE_SQL,
     timeline_params=lambda filters, rows: (*filters.window_params(days=False), rows),
     to_candidate=_candidate, match_texts=_texts,
