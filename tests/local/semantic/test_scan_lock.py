@@ -75,6 +75,9 @@ with lock.reading():
         pass
     assert set(blas_threads()) == {1}
 assert blas_threads() == before, (blas_threads(), before)
+with lock.reading():  # the libraries listed at the first query hold the limit again
+    assert set(blas_threads()) == {1}, blas_threads()
+assert blas_threads() == before, (blas_threads(), before)
 print("held")
 """
 
