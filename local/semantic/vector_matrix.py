@@ -16,6 +16,16 @@ argpartition. A partition of at
 most EXACT_ROWS is scanned exactly. Figures: bench.vectors (Recall@20 of the quantised list
 against the exact scan, and the time against the bare float32 scan).
 
+Between the bits and the floats, each row is also held as int8 codes with a step (its
+largest component over 127), whose dot product with the query differs from the exact
+cosine by at most the query's L1 norm times half the step. The candidates are scored from
+the codes first, and only those whose cosine may still reach the k-th best (their upper
+bound at least the k-th largest lower bound) are gathered in float32 and scored exactly:
+the result is the one the exact re-scoring of every candidate gives, row for row, while
+the random gather of a candidate's 384 float32 (1.5 KB, a page of its own in a large
+partition) happens for about a hundred rows instead of thousands (at 50,000 rows, 7,025
+candidates: 144 re-scored exactly, and the pass 2.4–3.1 → 1.3–1.7 ms, bench.vectors).
+
 Not thread-safe by itself: SqliteVectorIndex holds its lock around every call.
 """
 
@@ -97,6 +107,51 @@ def rescore(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarr
     return out
 
 
+# float32 rounding in a code's dot product (384 terms, each at most 127 × a unit
+# component) stays far below this; it keeps the bound a bound.
+CODE_SLACK = 1e-4
+
+
+def codes_of(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row as int8 codes and its step: row ≈ codes × step, each component within half
+    a step (a zero row: codes 0, step 0)."""
+    rows = np.atleast_2d(vectors).astype(np.float32, copy=False)
+    steps = (np.abs(rows).max(axis=1) / 127.0).astype(np.float32)
+    scale = np.divide(1.0, steps, out=np.zeros_like(steps), where=steps > 0)
+    codes = np.clip(np.rint(rows * scale[:, None]), -127, 127).astype(np.int8)
+    return codes, steps
+
+
+def coded_scores(codes: np.ndarray, steps: np.ndarray, rows: np.ndarray, query: np.ndarray
+                 ) -> np.ndarray:
+    """The approximate cosines of `rows` from their codes, gathered a block at a time."""
+    out = np.empty(len(rows), dtype=np.float32)
+    size = min(RESCORE_BLOCK_ROWS, len(rows))
+    block = np.empty((size, codes.shape[1]), np.int8)
+    floats = np.empty((size, codes.shape[1]), np.float32)
+    for start in range(0, len(rows), RESCORE_BLOCK_ROWS):
+        at = rows[start:start + RESCORE_BLOCK_ROWS]
+        np.take(codes, at, axis=0, out=block[:len(at)])
+        np.copyto(floats[:len(at)], block[:len(at)])
+        np.dot(floats[:len(at)], query, out=out[start:start + len(at)])
+    return out * steps[rows]
+
+
+def reachable(codes: np.ndarray, steps: np.ndarray, rows: np.ndarray, query: np.ndarray,
+              k: int) -> np.ndarray:
+    """The rows of `rows` (ascending) whose exact cosine may be among the k best: their
+    codes' upper bound reaches the k-th largest lower bound. Every row of the exact top k,
+    and every row tied with its last, is among them."""
+    if len(rows) <= k:
+        return rows
+    query = query.astype(np.float32, copy=False)
+    approx = coded_scores(codes, steps, rows, query)
+    error = float(np.abs(query).sum()) * 0.5 * steps[rows] + CODE_SLACK
+    lower = approx - error
+    kth = np.partition(lower, len(lower) - k)[len(lower) - k]
+    return rows[approx + error >= kth]
+
+
 def sign_words(dimensions: int) -> int:
     return -(-dimensions // WORD_BITS)
 
@@ -132,6 +187,8 @@ class _Partition:
         self.matrix = np.empty((INITIAL_ROWS, dimensions), dtype=np.float32)
         # (words, rows): see the module's docstring
         self.signs = np.empty((sign_words(dimensions), INITIAL_ROWS), dtype=np.uint64)
+        self.codes = np.empty((INITIAL_ROWS, dimensions), dtype=np.int8)  # see codes_of
+        self.steps = np.empty(INITIAL_ROWS, dtype=np.float32)
         self.ids: list[str] = []
         self.metadata: list[dict[str, Any]] = []
         self.rows: dict[str, int] = {}
@@ -151,6 +208,12 @@ class _Partition:
         signs = np.empty((self.signs.shape[0], size), np.uint64)
         signs[:, :held] = self.signs[:, :held]
         self.signs = signs
+        codes = np.empty((size, self.codes.shape[1]), np.int8)
+        codes[:held] = self.codes[:held]
+        self.codes = codes
+        steps = np.empty(size, np.float32)
+        steps[:held] = self.steps[:held]
+        self.steps = steps
 
     def extend(self, ids: list[str], vectors: np.ndarray, metadata: list[dict[str, Any]]
                ) -> None:
@@ -161,6 +224,7 @@ class _Partition:
             self.reserve(max(end, 2 * len(self.matrix)))
         self.matrix[start:end] = vectors
         self.signs[:, start:end] = sign_bits(vectors).T
+        self.codes[start:end], self.steps[start:end] = codes_of(vectors)
         self.ids += ids
         self.metadata += metadata
         self.rows.update(zip(ids, range(start, end), strict=True))
@@ -178,6 +242,8 @@ class _Partition:
             self.metadata[row] = metadata
         self.matrix[row] = vector
         self.signs[:, row] = sign_bits(vector)[0]
+        codes, steps = codes_of(vector)
+        self.codes[row], self.steps[row] = codes[0], steps[0]
 
     def remove(self, vector_id: str) -> None:
         """Swap-remove: the last row fills the hole, so rows stay contiguous."""
@@ -186,6 +252,7 @@ class _Partition:
             moved = self.ids[last]
             self.matrix[row] = self.matrix[last]
             self.signs[:, row] = self.signs[:, last]
+            self.codes[row], self.steps[row] = self.codes[last], self.steps[last]
             self.ids[row], self.metadata[row] = moved, self.metadata[last]
             self.rows[moved] = row
         self.ids.pop()
@@ -197,6 +264,8 @@ class _Partition:
             return
         self.matrix = self.matrix[:rows].copy()
         self.signs = self.signs[:, :rows].copy()
+        self.codes = self.codes[:rows].copy()
+        self.steps = self.steps[:rows].copy()
 
     def best(self, query: np.ndarray, k: int, exact: bool = False,
              rescored: int | None = None) -> list[tuple[float, str, dict[str, Any]]]:
@@ -208,6 +277,8 @@ class _Partition:
         count = rescored or candidates(k, n)
         quantised = not exact and n > count and (rescored is not None or n > EXACT_ROWS)
         pool = self._closest_signs(query, count) if quantised else None
+        if pool is not None:
+            pool = reachable(self.codes, self.steps, pool, query, k)
         scores = self.matrix[:n] @ query if pool is None else rescore(self.matrix, pool, query)
         if len(scores) <= k:
             rows = np.arange(len(scores))
@@ -238,7 +309,8 @@ class VectorMatrix:
 
     @property
     def nbytes(self) -> int:
-        return sum(p.matrix.nbytes + p.signs.nbytes for p in self._partitions.values())
+        return sum(p.matrix.nbytes + p.signs.nbytes + p.codes.nbytes + p.steps.nbytes
+                   for p in self._partitions.values())
 
     def ids(self) -> set[str]:
         return set(self._where)

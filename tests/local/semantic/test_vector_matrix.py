@@ -7,15 +7,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from local.semantic.vector_matrix import (
+    CODE_SLACK,
     EXACT_ROWS,
     INITIAL_ROWS,
     MIN_CANDIDATES,
     VectorMatrix,
     candidates,
     closest,
+    coded_scores,
+    codes_of,
     hamming,
     key_matches,
     partition_key,
+    reachable,
     sign_bits,
     sign_columns,
 )
@@ -101,8 +105,9 @@ def test_a_partition_grows_past_its_first_allocation_and_empties() -> None:
     best = matrix.query(unit(7), 1, {})[0]
     assert best.id == "id7" and best.score == 1.0
     matrix.compact()
-    # the float32 rows and one uint64 word of sign bits per row (8 dimensions)
-    assert matrix.nbytes == 3 * INITIAL_ROWS * (DIMENSIONS * 4 + 8)
+    # per row: the float32 row, one uint64 word of sign bits (8 dimensions), its int8
+    # codes and their float32 step
+    assert matrix.nbytes == 3 * INITIAL_ROWS * (DIMENSIONS * 4 + 8 + DIMENSIONS + 4)
     assert matrix.query(unit(7), 1, {})[0] == best
     for i in range(3 * INITIAL_ROWS):
         matrix.remove(f"id{i}")
@@ -205,3 +210,71 @@ def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits()
     for i, v in enumerate(vectors[:EXACT_ROWS]):
         small.put(f"id{i:05}", v, {"kind": "note"})
     assert small.query(q, 10, {}) == small.query(q, 10, {}, exact=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(1, 300), dims=st.sampled_from([8, 64, 384]), seed=st.integers(0, 1_000))
+def test_a_rows_codes_bound_its_cosine_by_half_a_step_per_unit_of_the_query(
+        rows: int, dims: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((rows, dims)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[0] = 0.0  # a zero row: codes 0, step 0
+    q = rng.standard_normal(dims).astype(np.float32)
+    q /= np.linalg.norm(q)
+    codes, steps = codes_of(vectors)
+    assert codes.dtype == np.int8 and int(np.abs(codes).max()) <= 127 and steps[0] == 0
+    approx = coded_scores(codes, steps, np.arange(rows), q)
+    bound = np.abs(q).sum() * 0.5 * steps + CODE_SLACK
+    assert np.all(np.abs(approx - vectors @ q) <= bound)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 300), k=st.integers(1, 40), twins=st.integers(0, 20),
+       seed=st.integers(0, 1_000))
+def test_the_codes_keep_every_row_of_the_exact_top_k_and_its_ties(
+        rows: int, k: int, twins: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((rows, 64)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[rows - min(twins, rows - 1):] = vectors[0]  # rows tied with one another
+    q = vectors[seed % rows] + 0.3 * rng.standard_normal(64).astype(np.float32)
+    q /= np.linalg.norm(q)
+    codes, steps = codes_of(vectors)
+    pool = np.sort(rng.choice(rows, size=max(1, rows * 2 // 3), replace=False))
+    kept = reachable(codes, steps, pool, q, k)
+    exact = vectors[pool] @ q
+    kth = np.sort(exact)[::-1][min(k, len(pool)) - 1]
+    assert set(pool[exact >= kth].tolist()) <= set(kept.tolist()) <= set(pool.tolist())
+    assert np.all(np.diff(kept) > 0)  # ascending, as the gather wants
+
+
+def test_the_codes_follow_updates_removals_and_compaction() -> None:
+    # A large partition written row by row, rows overwritten, removed (the last row swapped
+    # into each hole) and compacted: its quantised query still returns the exact top of the
+    # rows its bits rank closest, as re-scoring every one of them does.
+    rng = np.random.default_rng(7)
+    dims, n = 64, 3_000
+    vectors = {f"id{i:05}": v / np.linalg.norm(v)
+               for i, v in enumerate(rng.standard_normal((n, dims)).astype(np.float32))}
+    matrix = VectorMatrix(dims)
+    for key, v in vectors.items():
+        matrix.put(key, v, {"kind": "note"})
+    for i in range(0, n, 7):
+        vectors[f"id{i:05}"] = -vectors[f"id{i:05}"]
+        matrix.put(f"id{i:05}", vectors[f"id{i:05}"], {"kind": "note"})
+    for i in range(3, n, 5):
+        matrix.remove(f"id{i:05}")
+        del vectors[f"id{i:05}"]
+    matrix.compact()
+    ids = sorted(vectors)
+    live = np.stack([vectors[i] for i in ids])
+    q = live[11] + 0.2 * live[40]
+    q /= np.linalg.norm(q)
+    got = matrix.query(q, 15, {}, rescored=400)
+    distance = hamming(sign_columns(live), sign_bits(q)[0])
+    cut = sorted(distance.tolist())[399]
+    scores = live @ q
+    pool = sorted((i for i in range(len(ids)) if distance[i] <= cut),
+                  key=lambda i: (-scores[i], ids[i]))
+    assert [m.id for m in got] == [ids[i] for i in pool[:15]]
