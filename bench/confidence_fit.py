@@ -170,10 +170,10 @@ def gathered(mode: RetrievalMode, refresh: bool) -> tuple[list[Row], dict[str, f
 
 # --- the fit ---------------------------------------------------------------------------
 
-def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = L2
-        ) -> tuple[float, np.ndarray]:
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = L2,
+        offset: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Weighted L2 logistic regression by Newton's method; (bias, weights) on the raw
-    feature scale."""
+    feature scale. `offset`: a fixed part of each row's log-odds (an extension's)."""
     mu = x.mean(axis=0)
     sd = x.std(axis=0)
     sd[sd == 0] = 1.0
@@ -181,8 +181,9 @@ def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = L2
     beta = np.zeros(z.shape[1])
     penalty = np.full(z.shape[1], l2)
     penalty[0] = 0.0
+    fixed = np.zeros(len(x)) if offset is None else offset
     for _ in range(50):
-        p = 1 / (1 + np.exp(-np.clip(z @ beta, -30, 30)))
+        p = 1 / (1 + np.exp(-np.clip(fixed + z @ beta, -30, 30)))
         grad = z.T @ (w * (p - y)) + penalty * beta
         hess = (z * (w * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
         step = np.linalg.solve(hess, grad)
@@ -197,6 +198,28 @@ def predict(bias: float, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-np.clip(bias + x @ weights, -30, 30)))
 
 
+Fitter = Any  # (x, y, w) -> (bias, weights over every feature)
+
+
+def extension(shipped_bias: float, shipped_weights: np.ndarray, columns: Sequence[int]
+              ) -> Fitter:
+    """A fit of the bias and the weights of `columns` only, every other feature keeping the
+    shipped model's weight (its part of the log-odds a fixed offset): a feature added to a
+    model whose other weights were kept for what the fit cannot see (the lexical model's,
+    README "The gate's confidence")."""
+    cols = list(columns)
+
+    def fitted(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
+        kept = shipped_weights.copy()
+        kept[cols] = 0.0
+        # The shipped bias in the offset: the fit starts from the shipped model (a start at
+        # zero log-odds saturated and diverged) and finds a correction of it.
+        bias, new = fit(x[:, cols], y, w, offset=shipped_bias + x @ kept)
+        kept[cols] = new
+        return shipped_bias + bias, kept
+    return fitted
+
+
 # The tuning sources that share one memory: no-answer's queries are asked of mixed-vault's
 # corpus (bench/sets/no-answer/README.md).
 MEMORY_OF = {"no-answer": "mixed-vault"}
@@ -206,8 +229,8 @@ def memory_of(source: str) -> str:
     return MEMORY_OF.get(source, source)
 
 
-def memory_out(rows: Sequence[Row], x: np.ndarray, y: np.ndarray, w: np.ndarray
-               ) -> np.ndarray:
+def memory_out(rows: Sequence[Row], x: np.ndarray, y: np.ndarray, w: np.ndarray,
+               fitter: Fitter = fit) -> np.ndarray:
     """Each memory's rows estimated by a model fitted on every other memory's: what a
     memory the fit never saw gets, which query-grouped folds overstate (a feature such as
     index_size takes few values per memory, so folds within one memory learn its base
@@ -216,20 +239,20 @@ def memory_out(rows: Sequence[Row], x: np.ndarray, y: np.ndarray, w: np.ndarray
     p = np.zeros(len(rows))
     for m in sorted(set(memories)):
         train = memories != m
-        b, ws = fit(x[train], y[train], w[train])
+        b, ws = fitter(x[train], y[train], w[train])
         p[~train] = predict(b, ws, x[~train])
     return p
 
 
-def out_of_fold(rows: Sequence[Row], x: np.ndarray, y: np.ndarray, w: np.ndarray
-                ) -> np.ndarray:
+def out_of_fold(rows: Sequence[Row], x: np.ndarray, y: np.ndarray, w: np.ndarray,
+                fitter: Fitter = fit) -> np.ndarray:
     keys = sorted({(r.source, r.query) for r in rows})
     fold_of = {k: i % FOLDS for i, k in enumerate(keys)}
     folds = np.array([fold_of[(r.source, r.query)] for r in rows])
     p = np.zeros(len(rows))
     for f in range(FOLDS):
         train = folds != f
-        b, ws = fit(x[train], y[train], w[train])
+        b, ws = fitter(x[train], y[train], w[train])
         p[~train] = predict(b, ws, x[~train])
     return p
 
@@ -451,6 +474,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--thresholds-only", action="store_true",
                         help="keep the shipped model's weights: choose its thresholds on its "
                         "own estimates of the rows (in sample), and write only those")
+    parser.add_argument("--extend", nargs="+", metavar="FEATURE", choices=FEATURES,
+                        help="keep the shipped model's other weights; fit the bias and "
+                        "these features' weights only (out of fold, as a refit is)")
     args = parser.parse_args(argv)
     mode = RetrievalMode(args.mode)
     rows, source_weight = gathered(mode, args.refresh)
@@ -458,8 +484,11 @@ def main(argv: list[str] | None = None) -> int:
     y = np.array([r.relevant for r in rows], dtype=float)
     w = np.array([source_weight[r.source] for r in rows], dtype=float)
     shipped = SHIPPED[mode]
+    fitter: Fitter = fit if not args.extend else extension(
+        shipped.bias, np.array([shipped.weights.get(f, 0.0) for f in FEATURES]),
+        [FEATURES.index(f) for f in args.extend])
     p = (np.array([shipped.estimate(r.features) for r in rows]) if args.thresholds_only
-         else out_of_fold(rows, x, y, w))
+         else out_of_fold(rows, x, y, w, fitter))
     seen = "in sample, the shipped weights" if args.thresholds_only else "out of fold"
     threshold = choose_threshold(rows, p, args.target_fpr)
     per_kind = choose_kind_thresholds(rows, p, args.target_fpr)
@@ -497,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
         h, f = rates(tally, [name])
         print(f"  {name:14} {h:.3f} / {f:.3f}")
     if not args.thresholds_only:
-        unseen = gate_figures(rows, memory_out(rows, x, y, w), per_kind)
+        unseen = gate_figures(rows, memory_out(rows, x, y, w, fitter), per_kind)
         cells = "".join(_pair(rates(unseen, names)) for names in fams.values())
         print(f"\neach memory left out of the fit, at the same thresholds:\n{'':>9}{cells}")
         for name in sorted(unseen):
@@ -511,14 +540,16 @@ def main(argv: list[str] | None = None) -> int:
             bias = shipped.bias
             weights = np.array([shipped.weights.get(f, 0.0) for f in FEATURES])
         else:
-            bias, weights = fit(x, y, w)
+            bias, weights = fitter(x, y, w)
         name, prefixes = FIT_FOR[mode]
         vault = rates(tally, fams["vault sets"])
         loco = rates(tally, fams["locomo 0-4"])
         comment = (f"Fitted on {len(rows)} rows of {len({(r.source, r.query) for r in rows})} "
                    f"tuning queries ({mode.value} retrieval).\n"
                    + ("Weights kept; thresholds chosen in sample: "
-                      if args.thresholds_only else "Out of fold: ")
+                      if args.thresholds_only else
+                      f"Weights kept but {', '.join(args.extend)}'s; out of fold: "
+                      if args.extend else "Out of fold: ")
                    + f"ECE {ece_all:.3f}, "
                    f"Brier {brier:.4f}; at the per-kind thresholds,\nvault sets auto hit "
                    f"{vault[0]:.3f} / FPR {vault[1]:.3f}, LoCoMo 0-4 (owner) {loco[0]:.3f} / "

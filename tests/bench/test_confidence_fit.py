@@ -25,6 +25,20 @@ def test_the_fit_recovers_a_known_model() -> None:
     assert weights == pytest.approx(truth, abs=0.15)
 
 
+def test_an_extension_fits_its_features_and_the_bias_and_keeps_every_other_weight() -> None:
+    # The shipped model is off in its bias and lacks the third feature: the extension finds
+    # both and leaves the first two weights as shipped, however the data would refit them.
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(6_000, 3))
+    truth_bias, truth = -1.0, np.array([1.5, -2.0, 1.2])
+    y = (rng.random(6_000) < 1 / (1 + np.exp(-(truth_bias + x @ truth)))).astype(float)
+    shipped = np.array([1.0, -2.0, 0.0])
+    bias, weights = cf.extension(-3.0, shipped, [2])(x, y, np.ones(6_000))
+    assert weights[:2].tolist() == shipped[:2].tolist()
+    assert weights[2] == pytest.approx(1.0, abs=0.25)  # 1.2, with weight 1.0 kept for 1.5
+    assert bias == pytest.approx(truth_bias, abs=0.3)
+
+
 def _row(query: str, rank: int, relevant: bool, answerable: bool, stage: int = 1,
          kind: str = "note", source: str = "s") -> cf.Row:
     return cf.Row(source, query, stage, rank, f"{kind}:g{rank}", (0.0,) * len(FEATURES),
