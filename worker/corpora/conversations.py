@@ -113,21 +113,27 @@ def _ranked(columns: Mapping[str, float]) -> str:
     ORDER BY bm25 LIMIT ?2"""
 
 
-def search_sql(columns: Mapping[str, float]) -> str:
-    """Conversation units (migrations/0003). ?1 MATCH, ?2 rows; ?6 and ?7 a window (UTC
-    start, exclusive end; NULL: any time), applied before the LIMIT; ?3–?5 the
-    exclusions."""
+def _over_ranked(columns: Mapping[str, float], select: str) -> str:
+    """`select` over the ranked units, joined to their conversations, the exclusions
+    applied (?3–?5)."""
     return f"""
 WITH ranked AS ({_ranked(columns)}
 )
-SELECT {UNIT_COLUMNS}, ranked.bm25,
-       {UNIT_TEXTS}
+{select}
 FROM ranked
 JOIN conversation_units AS u ON u.rid = ranked.rid
 JOIN conversations AS c ON c.id = u.conversation_id
 WHERE {exclusions_sql(3)}
 ORDER BY ranked.bm25
 """
+
+
+def search_sql(columns: Mapping[str, float]) -> str:
+    """Conversation units (migrations/0003). ?1 MATCH, ?2 rows; ?6 and ?7 a window (UTC
+    start, exclusive end; NULL: any time), applied before the LIMIT; ?3–?5 the
+    exclusions."""
+    return _over_ranked(columns, f"""SELECT {UNIT_COLUMNS}, ranked.bm25,
+       {UNIT_TEXTS}""")
 
 
 def ranked_sql(columns: Mapping[str, float]) -> str:
@@ -135,33 +141,17 @@ def ranked_sql(columns: Mapping[str, float]) -> str:
     with its parameters and the same rows (the exclusions applied), each with what bounds
     its score (its conversation, its time) and its unit (the semantic modes' bound,
     worker/recall/fused_depth.py), not its text."""
-    return f"""
-WITH ranked AS ({_ranked(columns)}
-)
-SELECT ranked.rid, ranked.bm25, u.conversation_id, u.created_at, u.id AS unit_id
-FROM ranked
-JOIN conversation_units AS u ON u.rid = ranked.rid
-JOIN conversations AS c ON c.id = u.conversation_id
-WHERE {exclusions_sql(3)}
-ORDER BY ranked.bm25
-"""
+    return _over_ranked(columns, "SELECT ranked.rid, ranked.bm25, u.conversation_id, "
+                                 "u.created_at, u.id AS unit_id")
 
 
 def whole_ranked_sql(columns: Mapping[str, float]) -> str:
     """ranked_sql's rows, each whole (search_sql's columns) with its rowid, unit and
     `embedded` (?8, after `_params`' seven, the model): a semantic mode's first pass
     (Corpus.whole_ranked_sql)."""
-    return f"""
-WITH ranked AS ({_ranked(columns)}
-)
-SELECT {UNIT_COLUMNS}, ranked.rid, ranked.bm25, u.id AS unit_id, {embedded_sql("u.id", 8)},
-       {UNIT_TEXTS}
-FROM ranked
-JOIN conversation_units AS u ON u.rid = ranked.rid
-JOIN conversations AS c ON c.id = u.conversation_id
-WHERE {exclusions_sql(3)}
-ORDER BY ranked.bm25
-"""
+    return _over_ranked(columns, f"SELECT {UNIT_COLUMNS}, ranked.rid, ranked.bm25, "
+                                 f"u.id AS unit_id, {embedded_sql('u.id', 8)},\n"
+                                 f"       {UNIT_TEXTS}")
 
 
 # The second pass: the units the first pass keeps, in its order (?1 a JSON array of their
