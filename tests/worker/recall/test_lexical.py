@@ -3,6 +3,7 @@ which of their hits are fuzzy."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pytest
@@ -11,8 +12,10 @@ from local.sqlite_db import SqliteDatabase
 from shared.text.sanitiser import Mode, build_query
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
 from worker.corpora import registry
+from worker.corpora.filters import Filters
 from worker.db.port import Result, Statement
 from worker.recall.automatic import candidates
+from worker.recall.plan import hits_key, plan
 from worker.store import chats
 
 TEXT = "sourdoguh starter?"  # "sourdoguh" is in no document: corrected to "sourdough"
@@ -83,3 +86,28 @@ async def test_the_typo_step_searches_the_typed_words_once_and_reads_once(
             if sql in ranked and params[0] == typed] == [0, 0]
     assert sorted(set(searches)) == [0, 2]
     assert {sql for sql, _ in db.sent[3]} == rows
+
+
+async def test_the_semantic_first_pass_ranks_the_rows_the_ranked_pass_does_each_whole(
+        baked: SqliteDatabase) -> None:
+    # Corpus.whole_ranked_sql: the ranked pass's rows, in its order, each as rows_sql reads
+    # it, with `embedded` saying whether its unit holds a vector of the model bound last.
+    await baked.prepare(
+        "INSERT INTO vector_units (vector_id, corpus, unit_id, model, embedded_at, dimensions)"
+        " SELECT 'v-' || id, 'messages', id, 'model-a', 0, 4 FROM conversation_units"
+    ).run()
+    query = build_query("sourdough starter", Mode.AUTOMATIC)
+    ranked = {p.key: p for p in plan(query, Filters(limit=10), ranked=True)}
+    whole = {p.key: p for p in plan(query, Filters(limit=10), ranked=True, model="model-a")}
+    for corpus in registry.corpora():
+        key = hits_key(corpus)
+        assert whole[key].sql == corpus.whole_ranked_sql
+        assert whole[key].params == (*ranked[key].params, "model-a")
+        first = (await baked.prepare(ranked[key].sql).bind(*ranked[key].params).all()).results
+        rows = (await baked.prepare(whole[key].sql).bind(*whole[key].params).all()).results
+        assert [r["rid"] for r in rows] == [r["rid"] for r in first] and rows
+        read = (await baked.prepare(corpus.rows_sql).bind(
+            json.dumps([r["rid"] for r in first])).all()).results
+        for row, bound, full in zip(rows, first, read, strict=True):
+            assert bound.items() <= row.items() and full.items() <= row.items()
+            assert row["embedded"] == (corpus.name == "messages")
