@@ -35,7 +35,7 @@ import asyncio
 import json
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from itertools import pairwise, product
@@ -198,7 +198,8 @@ def predict(bias: float, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-np.clip(bias + x @ weights, -30, 30)))
 
 
-Fitter = Any  # (x, y, w) -> (bias, weights over every feature)
+# (x, y, w) -> (bias, weights over every feature)
+Fitter = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[float, np.ndarray]]
 
 
 def extension(shipped_bias: float, shipped_weights: np.ndarray, columns: Sequence[int]

@@ -93,18 +93,28 @@ def candidates(k: int, rows: int) -> int:
     return max(OVERSAMPLE * k, MIN_CANDIDATES, math.ceil(RESCORED_SHARE * rows))
 
 
-def rescore(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """The cosines of `rows` of `matrix` with `query`, gathered a block at a time into one
-    small reused buffer: gathering them all at once allocated a new array per query, and
-    at 500,000 rows its page faults made the pass cost more than the exact scan."""
+def _gathered_dots(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The dot products of `rows` of `matrix` (float32, or int8 codes taken as float32)
+    with `query`, gathered a block at a time into small reused buffers: gathering them all
+    at once allocated a new array per query, and at 500,000 rows its page faults made the
+    pass cost more than the exact scan."""
     out = np.empty(len(rows), dtype=np.float32)
-    block = np.empty((min(RESCORE_BLOCK_ROWS, len(rows)), matrix.shape[1]), np.float32)
+    size = min(RESCORE_BLOCK_ROWS, len(rows))
+    block = np.empty((size, matrix.shape[1]), matrix.dtype)
+    floats = block if matrix.dtype == np.float32 else np.empty(block.shape, np.float32)
     query = query.astype(np.float32, copy=False)
     for start in range(0, len(rows), RESCORE_BLOCK_ROWS):
         at = rows[start:start + RESCORE_BLOCK_ROWS]
         np.take(matrix, at, axis=0, out=block[:len(at)])
-        np.dot(block[:len(at)], query, out=out[start:start + len(at)])
+        if floats is not block:
+            np.copyto(floats[:len(at)], block[:len(at)])
+        np.dot(floats[:len(at)], query, out=out[start:start + len(at)])
     return out
+
+
+def rescore(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The exact cosines of `rows` of `matrix` with `query`."""
+    return _gathered_dots(matrix, rows, query)
 
 
 # float32 rounding in a code's dot product (384 terms, each at most 127 × a unit
@@ -124,17 +134,8 @@ def codes_of(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def coded_scores(codes: np.ndarray, steps: np.ndarray, rows: np.ndarray, query: np.ndarray
                  ) -> np.ndarray:
-    """The approximate cosines of `rows` from their codes, gathered a block at a time."""
-    out = np.empty(len(rows), dtype=np.float32)
-    size = min(RESCORE_BLOCK_ROWS, len(rows))
-    block = np.empty((size, codes.shape[1]), np.int8)
-    floats = np.empty((size, codes.shape[1]), np.float32)
-    for start in range(0, len(rows), RESCORE_BLOCK_ROWS):
-        at = rows[start:start + RESCORE_BLOCK_ROWS]
-        np.take(codes, at, axis=0, out=block[:len(at)])
-        np.copyto(floats[:len(at)], block[:len(at)])
-        np.dot(floats[:len(at)], query, out=out[start:start + len(at)])
-    return out * steps[rows]
+    """The approximate cosines of `rows` from their codes."""
+    return _gathered_dots(codes, rows, query) * steps[rows]
 
 
 def reachable(codes: np.ndarray, steps: np.ndarray, rows: np.ndarray, query: np.ndarray,

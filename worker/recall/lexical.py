@@ -243,18 +243,17 @@ async def score(db: Database, query: SearchQuery, found: Searched,
     return built(query, found, rows if found.whole else (await read(db, rows))[0]), left
 
 
-async def fused(db: Database, query: SearchQuery, found: Searched,
-                corpora: Sequence[Corpus], now_ms: int, filters: Filters,
-                semantic: Semantic) -> tuple[list[Candidate], Cut | None]:
+async def fused(query: SearchQuery, found: Searched, corpora: Sequence[Corpus], now_ms: int,
+                filters: Filters, semantic: Semantic) -> tuple[list[Candidate], Cut | None]:
     """The rows as candidates in a semantic mode, the gate's depth applied to their fused
-    scores (worker/recall/fused_depth.py), and what it left out of them."""
+    scores (worker/recall/fused_depth.py), and what it left out of them. `found` is the
+    semantic first pass, its rows whole (`_search` with the model): nothing is read
+    again."""
     rows, _, spans = measured(query, found, corpora, now_ms, filters=filters, fused=True)
     facts = await semantic.facts({str(r[1]["unit_id"]) for r in rows if r[1].get("embedded")})
     build, left, unsure = (list(range(len(rows))), None, []) if facts is None else \
         fused_cut(spans, filters.depth, semantic.fusion, *facts)
     kept, placed = [Ranked(*rows[i]) for i in build], [Ranked(*rows[i]) for i in unsure]
-    if not found.whole:
-        kept, placed = await read(db, kept, placed)
     if left is not None and placed:
         # A left-out row that may tie or cross a built one in the lexical list: its place
         # with its relevance corrected, as its candidate would have it.
@@ -287,7 +286,7 @@ async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: i
     corrected, fixes = await typo.correct(db, query, found, list(searched.stats)) \
         if found.words else (query, {})
     if not fixes:
-        first, left = await fused(db, query, searched, corpora, now_ms, filters, semantic) \
+        first, left = await fused(query, searched, corpora, now_ms, filters, semantic) \
             if bounded and semantic is not None else \
             await score(db, query, searched, corpora, now_ms, filters=filters)
         return LexicalResult(query=query, candidates=first, idf=term_idfs(query, searched.stats),

@@ -40,10 +40,10 @@ def chunks(stems: Sequence[str], size: int = min(MAX_BOUND_PARAMETERS, MAX_COMPO
     return [tuple(stems[i:i + size]) for i in range(0, len(stems), size)]
 
 
-def _statement(corpus: Corpus, ranked: bool, model: str | None) -> str:
+def _statement(corpus: Corpus, ranked: bool, whole: bool) -> str:
     if not ranked:
         return corpus.search_sql
-    return corpus.ranked_sql if model is None else corpus.whole_ranked_sql
+    return corpus.whole_ranked_sql if whole else corpus.ranked_sql
 
 
 def plan(query: SearchQuery, filters: Filters,
@@ -54,15 +54,16 @@ def plan(query: SearchQuery, filters: Filters,
     whole, each saying whether its unit holds a vector of `model` (a semantic mode's first
     pass, Corpus.whole_ranked_sql)."""
     stems = sorted({s for t in query.terms for s in t.stems})
+    whole = ranked and model is not None
     statements = [Planned(STATS_KEY, CORPUS_STATS_SQL, ())]
     for corpus in registry.corpora() if corpora is None else corpora:
         if not filters.wants(corpus.name):
             continue
         rows = rows_read(corpus, filters)
         statements.append(Planned(hits_key(corpus),
-                                  _statement(corpus, ranked, model),
+                                  _statement(corpus, ranked, whole),
                                   (*corpus.params(query.match, rows, filters),
-                                   *(() if model is None or not ranked else (model,)))))
+                                   *((model,) if whole else ()))))
         for i, chunk in enumerate(chunks(stems)):
             statements.append(Planned(("df", corpus.name, i),
                                       vocab_sql(corpus.df_table, len(chunk)), chunk))

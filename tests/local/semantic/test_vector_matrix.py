@@ -40,6 +40,12 @@ def unit(seed: int) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
+def unit_rows(rng: np.random.Generator, rows: int, dimensions: int) -> np.ndarray:
+    """`rows` random unit vectors."""
+    vectors = rng.standard_normal((rows, dimensions)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
 def meta(kind: str | None, vault: str | None) -> dict:
     return {k: v for k, v in (("kind", kind), ("vault", vault)) if v is not None}
 
@@ -157,8 +163,7 @@ def _scan(vectors: np.ndarray, q: np.ndarray, k: int) -> list[tuple[str, float]]
 def test_the_quantised_list_is_exactly_scored_and_misses_only_what_its_bits_ranked_low(
         rows: int, rescored: int, top_k: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    vectors = rng.standard_normal((rows, DIMENSIONS)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = unit_rows(rng, rows, DIMENSIONS)
     matrix = VectorMatrix(DIMENSIONS)
     for i, v in enumerate(vectors):
         matrix.put(f"id{i:04}", v, {"kind": "note"})
@@ -188,8 +193,7 @@ def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits()
     rng = np.random.default_rng(4)
     dims = 64
     n = EXACT_ROWS + MIN_CANDIDATES + 1
-    vectors = rng.standard_normal((n, dims)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = unit_rows(rng, n, dims)
     matrix = VectorMatrix(dims)
     for i, v in enumerate(vectors):
         matrix.put(f"id{i:05}", v, {"kind": "note"})
@@ -217,8 +221,7 @@ def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits()
 def test_a_rows_codes_bound_its_cosine_by_half_a_step_per_unit_of_the_query(
         rows: int, dims: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    vectors = rng.standard_normal((rows, dims)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = unit_rows(rng, rows, dims)
     vectors[0] = 0.0  # a zero row: codes 0, step 0
     q = rng.standard_normal(dims).astype(np.float32)
     q /= np.linalg.norm(q)
@@ -235,8 +238,7 @@ def test_a_rows_codes_bound_its_cosine_by_half_a_step_per_unit_of_the_query(
 def test_the_codes_keep_every_row_of_the_exact_top_k_and_its_ties(
         rows: int, k: int, twins: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    vectors = rng.standard_normal((rows, 64)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = unit_rows(rng, rows, 64)
     vectors[rows - min(twins, rows - 1):] = vectors[0]  # rows tied with one another
     q = vectors[seed % rows] + 0.3 * rng.standard_normal(64).astype(np.float32)
     q /= np.linalg.norm(q)
@@ -255,8 +257,7 @@ def test_the_codes_follow_updates_removals_and_compaction() -> None:
     # rows its bits rank closest, as re-scoring every one of them does.
     rng = np.random.default_rng(7)
     dims, n = 64, 3_000
-    vectors = {f"id{i:05}": v / np.linalg.norm(v)
-               for i, v in enumerate(rng.standard_normal((n, dims)).astype(np.float32))}
+    vectors = {f"id{i:05}": v for i, v in enumerate(unit_rows(rng, n, dims))}
     matrix = VectorMatrix(dims)
     for key, v in vectors.items():
         matrix.put(key, v, {"kind": "note"})
