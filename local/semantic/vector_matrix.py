@@ -247,7 +247,9 @@ class _Partition:
         self.codes[row], self.steps[row] = codes[0], steps[0]
 
     def remove(self, vector_id: str) -> None:
-        """Swap-remove: the last row fills the hole, so rows stay contiguous."""
+        """Swap-remove: the last row fills the hole, so rows stay contiguous. The slot left
+        free is zeroed, so a forgotten unit's vector, its bits and its codes stay nowhere
+        in memory (the last row's were the removed one's when it was last)."""
         row, last = self.rows.pop(vector_id), len(self.ids) - 1
         if row != last:
             moved = self.ids[last]
@@ -256,6 +258,8 @@ class _Partition:
             self.codes[row], self.steps[row] = self.codes[last], self.steps[last]
             self.ids[row], self.metadata[row] = moved, self.metadata[last]
             self.rows[moved] = row
+        self.matrix[last], self.signs[:, last] = 0.0, 0
+        self.codes[last], self.steps[last] = 0, 0.0
         self.ids.pop()
         self.metadata.pop()
 

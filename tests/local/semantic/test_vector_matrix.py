@@ -279,3 +279,23 @@ def test_the_codes_follow_updates_removals_and_compaction() -> None:
     pool = sorted((i for i in range(len(ids)) if distance[i] <= cut),
                   key=lambda i: (-scores[i], ids[i]))
     assert [m.id for m in got] == [ids[i] for i in pool[:15]]
+
+
+def test_a_removed_vector_stays_nowhere_in_the_partitions_memory() -> None:
+    # Forgetting a message removes its unit's vector: its floats, sign bits and codes leave
+    # the buffers, whether it was the last row (its slot freed) or another (the last row
+    # moved into its place).
+    rng = np.random.default_rng(3)
+    vectors = unit_rows(rng, 6, DIMENSIONS)
+    matrix = VectorMatrix(DIMENSIONS)
+    for i, v in enumerate(vectors):
+        matrix.put(f"id{i}", v, {"kind": "message"})
+    codes, _ = codes_of(vectors)
+    for gone in (5, 1):  # the last row, then one in the middle
+        matrix.remove(f"id{gone}")
+        [part] = matrix._partitions.values()
+        assert not np.any(np.all(part.matrix == vectors[gone], axis=1))
+        assert not np.any(np.all(part.codes == codes[gone], axis=1))
+        assert not np.any(part.signs == sign_bits(vectors[gone])[0][:, None])
+    assert sorted(m.id for m in matrix.query(vectors[0], 10, {})) == ["id0", "id2", "id3",
+                                                                       "id4"]
