@@ -61,7 +61,9 @@ def _split(text: str, terms: Sequence[Term]) -> tuple[frozenset[str], frozenset[
 
 
 def points_at_reply(question: str, reply: str, terms: Sequence[Term],
-                    idf: Mapping[str, float], asks: Speaker | None) -> bool:
+                    idf: Mapping[str, float], asks: Speaker | None, *,
+                    question_weight: float = QUESTION_WEIGHT,
+                    addressed_weight: float = ADDRESSED_WEIGHT) -> bool:
     """Whether a unit's link opens Mallory's reply rather than the owner's message.
 
     Each turn weighs the IDF of the query terms it states, and QUESTION_WEIGHT of those
@@ -69,16 +71,16 @@ def points_at_reply(question: str, reply: str, terms: Sequence[Term],
     full, since the reply answers them ("What are their names?" → "Luna and Oliver!").
     On a tie (nothing matched: a vector-only hit) the owner's message, unless the query
     asks what Mallory said ("how did you say I should clean X" wants the method, not the
-    old question)."""
+    old question). The weights are the module's (bench.pointer_probe replays others)."""
     def weight(found: frozenset[str], share: float = 1.0) -> float:
         return share * sum(idf.get(t, 1.0) for t in found)
 
     q_stated, q_asked = _split(question, terms)
     r_stated, r_asked = _split(reply, terms)
     mine = weight(q_stated)
-    theirs = weight(r_stated | q_asked) + weight(r_asked - q_asked, QUESTION_WEIGHT)
-    mine *= ADDRESSED_WEIGHT if asks == "user" else 1.0
-    theirs *= ADDRESSED_WEIGHT if asks == "assistant" else 1.0
+    theirs = weight(r_stated | q_asked) + weight(r_asked - q_asked, question_weight)
+    mine *= addressed_weight if asks == "user" else 1.0
+    theirs *= addressed_weight if asks == "assistant" else 1.0
     if theirs == mine:
         return asks == "assistant"
     return theirs > mine

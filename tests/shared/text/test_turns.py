@@ -48,3 +48,16 @@ def test_the_speaker_the_query_addresses_breaks_an_even_match() -> None:
     assert points_at_reply(owner, reply, query, {}, "assistant")
     assert not points_at_reply("", "", query, {}, None)  # nothing matched: the owner's
     assert points_at_reply("", "", query, {}, "assistant")
+
+
+def test_the_weights_are_the_modules_unless_given() -> None:
+    query = terms("beach")
+    # A reply that only asks about the query's word weighs question_weight of it.
+    assert points_at_reply("Nice.", "Was it busy at the beach?", query, {}, None)
+    assert not points_at_reply("Nice.", "Was it busy at the beach?", query, {}, None,
+                               question_weight=0.0)  # nothing weighs: the owner's message
+    # The owner states it (1), the reply asks it (0.5) and the query addresses Mallory:
+    # the module's 1.5 leaves the reply at 0.75, three times lifts it to 1.5.
+    owner, reply = "We went to the beach.", "Was it busy at the beach?"
+    assert not points_at_reply(owner, reply, query, {}, "assistant")
+    assert points_at_reply(owner, reply, query, {}, "assistant", addressed_weight=3.0)
