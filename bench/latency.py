@@ -3,7 +3,7 @@
     uv run python -m bench.latency [--mode lexical|hybrid|adaptive|quality]
                                    [--max-messages N] [--index-vectors random|model]
                                    [--cache DIR] [--profile N [--sort cumulative]]
-                                   [--json PATH]
+                                   [--first-pass] [--json PATH]
 
 For each corpus size it builds a fresh SQLite D1 through the current schema (sections
 and conversation units, bench/latency_corpus.py) and runs the same generated chat
@@ -19,7 +19,11 @@ Recall block). In the same run, on the same tables:
 it, migrated to the current schema. `--profile N` runs recall under cProfile and prints
 the N functions with the most own time (`--sort cumulative`: with the most time inside
 them, callees included), per mode and size (the profiler slows Python
-down, so those runs report no timings of their own).
+down, so those runs report no timings of their own). `--first-pass` times, per corpus
+and in place of recall, what a lexical recall's first statement costs against its floor:
+the floor, the ranked CTE alone (the same MATCH and filters, no joins) and the whole
+first-pass statement (the CTE joined to the rows' notes or conversations), each query's
+three in a shuffled order so that no one of them always runs on pages another warmed.
 
 Python time is recall's wall time minus the time inside the database, the embedder and
 the vector index; in a semantic mode those overlap (the query is embedded while SQLite
@@ -41,6 +45,8 @@ import cProfile
 import io
 import json
 import pstats
+import random
+import re
 import statistics
 import sys
 import tempfile
@@ -57,8 +63,11 @@ from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, assessed
 from shared.text.sanitiser import Mode, build_query
 from worker.corpora import registry
+from worker.corpora.base import Corpus
+from worker.corpora.filters import Filters
 from worker.recall.automatic import automatic_recall, candidates
 from worker.recall.modes import gauge
+from worker.recall.plan import hits_key, plan
 from worker.recall.retrieval_mode import RetrievalMode
 from worker.semantic.semantics import Semantics
 
@@ -101,6 +110,52 @@ async def profile(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
     stats = pstats.Stats(profiler, stream=out)
     stats.sort_stats(sort).print_stats(top)
     return out.getvalue()
+
+
+def ranked_cte(corpus: Corpus) -> str:
+    """The first pass's ranked CTE as a statement of its own: the FTS5 ranking with
+    recall's filters, before the joins that read each row's note or conversation."""
+    sql = corpus.ranked_sql
+    return sql[sql.index("SELECT rowid"):sql.index("\n)\nSELECT")]
+
+
+FIRST_PASS_PARTS = ("floor", "ranked CTE", "first pass")
+_PARAMS = re.compile(r"\?(\d+)")
+
+
+def first_pass(db: SqliteDatabase, queries: list[str], seed: int = 7
+               ) -> dict[str, dict[str, float]]:
+    """Per corpus, the median ms of FIRST_PASS_PARTS over the measured queries, and each
+    one's ratio to the floor."""
+    conn, shuffle = db.connection, random.Random(seed).shuffle
+    floors = {c.name: f for c, f in zip(registry.corpora(), FLOORS, strict=True)}
+    times: dict[str, dict[str, list[float]]] = {
+        c.name: {part: [] for part in FIRST_PASS_PARTS} for c in registry.corpora()}
+    for text in queries[WARMUP:]:
+        query = build_query(text, Mode.AUTOMATIC)
+        if not query.match:
+            continue
+        statements = {p.key: p for p in plan(query, Filters(), ranked=True)}
+        for corpus in registry.corpora():
+            params = statements[hits_key(corpus)].params
+            floor, rows = floors[corpus.name]
+            cte = ranked_cte(corpus)
+            parts = [("floor", floor, (query.match, rows)),
+                     ("ranked CTE", cte, params[:max(int(n) for n in _PARAMS.findall(cte))]),
+                     ("first pass", corpus.ranked_sql, params)]
+            shuffle(parts)
+            for part, sql, bound in parts:
+                started = time.perf_counter()
+                conn.execute(sql, bound).fetchall()
+                times[corpus.name][part].append(ms(time.perf_counter() - started))
+    out: dict[str, dict[str, float]] = {}
+    for name, by_part in times.items():
+        medians = {part: statistics.median(v) for part, v in by_part.items() if v}
+        if not medians:
+            continue
+        out[name] = {**medians, **{f"{part} / floor": medians[part] / medians["floor"]
+                                   for part in FIRST_PASS_PARTS[1:] if part in medians}}
+    return out
 
 
 # Each recall's estimate is timed over this many repeats (one takes a few microseconds: a
@@ -196,7 +251,7 @@ def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, fl
 def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
              index_vectors: str, cache: Path | None = None,
              profile_top: int = 0, profile_sort: str = "tottime",
-             no_budget: bool = False) -> list[dict[str, Any]]:
+             no_budget: bool = False, first_pass_only: bool = False) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="mallory-latency-") as tmp:
         started = time.perf_counter()
@@ -204,6 +259,10 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
             Path(tmp) / "bench.sqlite", messages, notes)
         base: dict[str, Any] = {"messages": messages, "notes": notes, **units(db),
                 "build_s": round(time.perf_counter() - started, 1)}
+        if first_pass_only:
+            print_first_pass(messages, notes, first_pass(db, queries))
+            db.close()
+            return []
         runs: list[tuple[RetrievalMode, Semantics | None]] = [(RetrievalMode.LEXICAL, None)]
         if mode is not RetrievalMode.LEXICAL:
             sem, vectors_s, count = semantics_for(db, index_vectors)
@@ -224,6 +283,14 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
             print_row(rows[-1], rows[0])
         db.close()
     return rows
+
+
+def print_first_pass(messages: int, notes: int, figures: dict[str, dict[str, float]]
+                     ) -> None:
+    for name, f in figures.items():
+        print(f"{messages:>9,} {notes:>7,} {name:>9}  " + "  ".join(
+            f"{part} {f[part]:.3f} ms" for part in FIRST_PASS_PARTS) + "  " + "  ".join(
+            f"{part} / floor {f[part + ' / floor']:.2f}×" for part in FIRST_PASS_PARTS[1:]))
 
 
 def len_measured(row: dict[str, Any]) -> int:
@@ -276,6 +343,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="print cProfile's top N functions instead of timings")
     parser.add_argument("--sort", choices=("tottime", "cumulative"), default="tottime",
                         help="--profile: order by own time or by time including callees")
+    parser.add_argument("--first-pass", action="store_true",
+                        help="time the first pass's statement against the floor, per corpus, "
+                        "instead of recall")
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
     parser.add_argument("--no-budget", action="store_true",
                         help="semantic modes: lift the 300 ms semantic budget, so that on a "
@@ -284,11 +354,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     gen = Generator(seed=11)
     queries = [gen.query() for _ in range(args.queries + WARMUP)]
-    print_header()
+    if not args.first_pass:
+        print_header()
     rows = [row for messages, notes in sizes_up_to(args.max_messages)
             for row in run_size(messages, notes, queries, RetrievalMode(args.mode),
                                 args.index_vectors, args.cache, args.profile, args.sort,
-                                args.no_budget)]
+                                args.no_budget, args.first_pass)]
     if args.json:
         args.json.write_text(json.dumps({"sizes": rows}, indent=2))
     return 0

@@ -11,6 +11,7 @@ import pytest
 
 from bench import latency, recall_dump
 from bench.latency_corpus import SECTIONS_PER_NOTE, build, cached, units
+from worker.corpora import registry
 
 
 def test_the_corpus_goes_through_the_current_schema(tmp_path: Path) -> None:
@@ -85,3 +86,20 @@ def test_the_recall_dump_writes_one_line_per_query(tmp_path: Path) -> None:
     recall_dump.main(["--messages", "40", "--notes", "4", "--queries", "3",
                       "--cache", str(tmp_path), "--out", str(again)])
     assert again.read_bytes() == out.read_bytes()  # the same code recalls the same bytes
+
+
+def test_the_first_pass_is_timed_against_its_floor_per_corpus(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for corpus in registry.corpora():
+        cte = latency.ranked_cte(corpus)
+        assert cte.startswith("SELECT rowid AS rid") and cte in corpus.ranked_sql
+        assert "JOIN" not in cte.split("MATCH", 1)[0]  # the ranking, before any join
+    assert latency.main(["--max-messages", "40", "--queries", "3", "--cache", str(tmp_path),
+                         "--first-pass"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "floor" in line]
+    names = [c.name for c in registry.corpora()]
+    # One line per corpus and size (the sizes up to 40 messages: 1,000 is above it).
+    assert [line.split()[2] for line in lines] == names
+    for line in lines:
+        assert "first pass / floor" in line and "ranked CTE / floor" in line
+        assert float(line.split("first pass / floor ")[1].rstrip("×")) > 0
