@@ -20,6 +20,7 @@ from local.server import settings_for_bind
 from local.thread_server import RunningServer, running_server
 from tests.conftest import TOKEN, note, sync
 from worker.config import Settings
+from worker.mcp.rpc import REFUSED
 
 OWNER_TOKEN = "owner-token-for-mcp"
 TOOLS = {"search_memory", "recall", "get_note", "get_message", "remember", "forget",
@@ -144,14 +145,24 @@ async def test_without_credentials_the_sdk_is_refused(server: RunningServer) -> 
         with pytest.raises(BaseExceptionGroup) as caught:
             async with session(server.url, headers):
                 pytest.fail("the session opened without the owner's credentials")
-        # the SDK reports the server's refusal of `initialize` as an MCP error
-        assert [type(e).__name__ for e in leaves(caught.value)] == ["MCPError"]
+        # the SDK reports the server's refusal of `initialize` as an MCP error, with the
+        # server's own code and message (not its stand-in for a non-JSON-RPC body, -32603)
+        (refused,) = leaves(caught.value)
+        assert type(refused).__name__ == "MCPError"
+        assert refused.error.code == REFUSED, refused.error
+        assert "token" in refused.error.message.lower(), refused.error.message
 
 
 def test_without_credentials_a_request_is_401(server: RunningServer) -> None:
     refused = httpx.post(f"{server.url}/mcp", timeout=10, json={
         "jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert refused.status_code == 401
+    assert refused.headers["www-authenticate"].lower().startswith("bearer")
+    body = refused.json()
+    assert body["jsonrpc"] == "2.0" and body["id"] is None
+    assert body["error"]["code"] == REFUSED
+    # the app's own error object, as every other route answers it
+    assert body["error"]["data"]["error"]["message"] == body["error"]["message"]
 
 
 def test_foreign_origins_and_hosts_are_refused(server: RunningServer) -> None:

@@ -23,11 +23,25 @@ INSTRUCTIONS = ("The owner's personal memory: Obsidian notes and past conversati
                 "reliable enough to bring into a conversation, get_note / get_message to "
                 "read one in full. Cite what you use.")
 
+PATH = "/mcp"
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+# A request the app refused before MCP saw it (owner authentication, Host, Origin, rate
+# limits): a code of JSON-RPC's range for server-defined errors.
+REFUSED = -32001
 
 
 def error(request_id: Any, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def refusal(exc: MalloryError) -> dict[str, Any]:
+    """The body of a refusal at PATH, sent at the app's HTTP status: a JSON-RPC error, which
+    MCP clients read (the Python SDK shows its message, where a body in the app's own
+    error shape became "Server returned an error response", -32603), with the app's
+    error object in `data`."""
+    body = error(None, REFUSED, exc.message)
+    body["error"]["data"] = exc.to_json()
+    return body
 
 
 def _ok(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:

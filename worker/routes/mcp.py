@@ -41,5 +41,5 @@ async def not_served(request: Request) -> Response:
                         status_code=405, headers={"allow": "POST"})
 
 
-routes = [Route("/mcp", post, methods=["POST"]),
-          Route("/mcp", not_served, methods=["GET", "DELETE"], include_in_schema=False)]
+routes = [Route(rpc.PATH, post, methods=["POST"]),
+          Route(rpc.PATH, not_served, methods=["GET", "DELETE"], include_in_schema=False)]

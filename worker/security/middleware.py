@@ -15,11 +15,13 @@ from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
 from shared.api.errors import MalloryError
 from worker.config import Settings
 from worker.http import error_response, settings_of
+from worker.mcp import rpc
 from worker.security import csrf, ratelimit
 from worker.security.access import JWKS, JwksCache
 from worker.security.headers import NO_STORE, SECURITY_HEADERS, adding_headers
@@ -48,6 +50,7 @@ class SecurityMiddleware:
             await self.app(scope, receive, send)
             return
         send = adding_headers(send, SECURITY_HEADERS)
+        path = None
         try:
             path = normalise_path(_raw_path(scope))
             scope = {**scope, "path": path, "raw_path": path.encode()}
@@ -56,7 +59,7 @@ class SecurityMiddleware:
                 send = adding_headers(send, NO_STORE)
             await self._check(scope, route)
         except MalloryError as exc:
-            await error_response(exc)(scope, receive, send)
+            await self._refusal(exc, path)(scope, receive, send)
             return
         redirect = login_redirect(scope, Headers(scope=scope), route)
         if redirect is not None:
@@ -65,6 +68,15 @@ class SecurityMiddleware:
         if route is RouteClass.LOGIN:
             send = self._noting_sign_in(client_of(scope, Headers(scope=scope)), send)
         await self.app(scope, receive, send)
+
+    @staticmethod
+    def _refusal(exc: MalloryError, path: str | None) -> JSONResponse:
+        """The app's error response; at the MCP endpoint, the same status and headers with
+        a JSON-RPC error body (worker/mcp/rpc.refusal), which MCP clients show."""
+        if path != rpc.PATH or exc.status >= 500:
+            return error_response(exc)
+        return JSONResponse(rpc.refusal(exc), status_code=exc.status,
+                            headers=exc.headers or None)
 
     def _noting_sign_in(self, client: str, send: Send) -> Send:
         """Remember a client whose sign-in succeeded (the answer sets the owner cookie)."""
