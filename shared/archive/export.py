@@ -11,6 +11,8 @@ from typing import Any
 from shared.archive.mallory import FORMAT, VERSION
 
 SPEAKERS = {"user": "You", "assistant": "Mallory"}
+# Where a withdrawn answer stood (README, "Vaults": withdrawal redacted its text).
+WITHDRAWN_TEXT = "*(Withdrawn: it was given with a note or message that is gone since.)*"
 _UNSAFE_NAME = re.compile(r"[^\w\- ]+")
 
 
@@ -28,7 +30,8 @@ def document(conversations: Sequence[Mapping[str, Any]], messages: Iterable[Any]
     for m in messages:
         by_conversation.setdefault(m.conversation_id, []).append({
             "id": m.id, "role": m.role, "content": m.content, "created_at": m.created_at,
-            "sources": [s.model_dump() for s in m.sources], "judgments": dict(m.judgments)})
+            "sources": [s.model_dump() for s in m.sources], "judgments": dict(m.judgments),
+            "withdrawn": m.withdrawn})
     return {
         "format": FORMAT, "version": VERSION, "exported_at": now_ms,
         "conversations": [{"id": c["id"], "title": c["title"],
@@ -57,8 +60,9 @@ def markdown(conversation: Mapping[str, Any]) -> str:
              f"Started {_iso(conversation['created_at'])} · "
              f"last message {_iso(conversation['updated_at'])} · id `{conversation['id']}`", ""]
     for m in conversation["messages"]:
+        text = WITHDRAWN_TEXT if m.get("withdrawn") else m["content"].rstrip()
         lines += [f"## {SPEAKERS.get(m['role'], m['role'])} · {_iso(m['created_at'])}", "",
-                  m["content"].rstrip(), ""]
+                  text, ""]
         for s in m["sources"]:
             lines.append(f"- [{s['n']}] {s['label']}: {s['href']}")
         if m["sources"]:

@@ -2,7 +2,8 @@
 
     {"format": "mallory-export", "version": 1, "exported_at": ms,
      "conversations": [{id, title, created_at, updated_at, incognito,
-                        messages: [{id, role, content, created_at, sources, judgments}]}],
+                        messages: [{id, role, content, created_at, sources, judgments,
+                                    withdrawn}]}],
      "feedback": [{answer_id, n, judgment, created_at, query_hash,
                    document: {kind: note, vault, path} | {kind: message, id}}],
      "saved_memories": [{id, fact, source_message_id, created_at}],
@@ -13,6 +14,11 @@
 records them first, so an older export imported after it does not bring them back.
 `quotes` are the past messages each answer was shown (absent in exports made before they
 were exported: such answers are then judged as answers shown nothing).
+
+A withdrawn answer (README, "Vaults": it was given with a note or message in view that is
+gone since) is exported as the placeholder it is, `withdrawn: true` and no text, and
+imported as one: the conversation keeps its place and id, and nothing of it is recalled.
+Exports made before the field have none: every message there was an ordinary one.
 
 Saved memories are messages of the conversation 'saved-memories', exported with it; the
 list says which (and where each came from).
@@ -58,6 +64,14 @@ def one(index: int, item: object, problems: list[Problem]) -> ImportedConversati
     messages = []
     for position, m in enumerate(item.get("messages") or []):
         where = f"conversation {index} ({conv_id}) message {position}"
+        withdrawn = _withdrawn(m, where, problems)
+        if withdrawn is None:
+            continue
+        if withdrawn:
+            messages.append(ImportedMessage(id=m["id"], role="assistant", content="",
+                                            created_at=_int(m.get("created_at"), where),
+                                            withdrawn=True))
+            continue
         if (not isinstance(m, dict) or not isinstance(m.get("id"), str)
                 or m.get("role") not in ("user", "assistant")
                 or not isinstance(m.get("content"), str) or not m["content"].strip()):
@@ -82,6 +96,24 @@ def one(index: int, item: object, problems: list[Problem]) -> ImportedConversati
                                 created_at=_int(item.get("created_at"), f"conversation {index}"),
                                 updated_at=_int(item.get("updated_at"), f"conversation {index}"),
                                 messages=ordered, incognito=incognito)
+
+
+def _withdrawn(m: object, where: str, problems: list[Problem]) -> bool | None:
+    """Whether a message is a withdrawn answer; None (reported) when it says so wrongly.
+    A withdrawn answer's text is never read back, whatever the file holds: withdrawal
+    redacted it."""
+    flag = m.get("withdrawn", False) if isinstance(m, dict) else False
+    if flag is False:
+        return False
+    if flag is not True:
+        problems.append(Problem(where, "withdrawn must be true or false: skipped"))
+        return None
+    if not isinstance(m, dict) or not isinstance(m.get("id"), str) or not m["id"] \
+            or m.get("role") != "assistant":
+        problems.append(Problem(where, "only an answer of Mallory's (role assistant, with "
+                                       "an id) is withdrawn: skipped"))
+        return None
+    return True
 
 
 def parse(data: object) -> Parsed:

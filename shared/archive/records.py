@@ -27,6 +27,9 @@ class ImportedMessage:
     content: str
     created_at: int  # ms
     sources: tuple[Source, ...] = ()  # a Mallory export's own answers keep their footer
+    # A Mallory export's withdrawn answer (README, "Vaults"): stored as the placeholder it
+    # was there, its text and Sources gone.
+    withdrawn: bool = False
 
 
 @dataclass(frozen=True)

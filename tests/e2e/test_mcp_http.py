@@ -14,6 +14,7 @@ import httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from local.server import settings_for_bind
@@ -148,7 +149,7 @@ async def test_without_credentials_the_sdk_is_refused(server: RunningServer) -> 
         # the SDK reports the server's refusal of `initialize` as an MCP error, with the
         # server's own code and message (not its stand-in for a non-JSON-RPC body, -32603)
         (refused,) = leaves(caught.value)
-        assert type(refused).__name__ == "MCPError"
+        assert isinstance(refused, MCPError), refused
         assert refused.error.code == REFUSED, refused.error
         assert "token" in refused.error.message.lower(), refused.error.message
 

@@ -28,6 +28,12 @@ INSERT INTO conversations (id, title, created_at, updated_at, incognito)
 VALUES (?1, ?2, ?3, ?4, ?5)
 ON CONFLICT (id) DO NOTHING
 """
+# An imported withdrawn answer (?1), just inserted with no text: withdrawn as of when it was
+# written, the earliest it can have been (the export does not say when). It is stored with
+# no unit of its own (chats.append_message's `indexed`), as a withdrawal leaves it.
+MARK_WITHDRAWN_SQL = """
+UPDATE messages SET withdrawn_at = created_at WHERE id = ?1 AND role = 'assistant'
+"""
 PRESENT_MESSAGES_SQL = """
 SELECT id, 0 AS forgotten FROM messages WHERE id IN (SELECT value FROM json_each(?1))
 UNION ALL
@@ -70,7 +76,7 @@ SELECT id, title, created_at, updated_at, incognito FROM conversations
 ORDER BY created_at, id
 """
 EXPORT_MESSAGES_SQL = f"""
-SELECT id, conversation_id, seq, role, content, sources, created_at,
+SELECT id, conversation_id, seq, role, content, sources, created_at, withdrawn_at,
        {chats.JUDGMENTS_OF.format("messages")}, {chats.NOTE_VAULTS_OF.format("messages")}
 FROM messages ORDER BY conversation_id, seq
 """
@@ -99,9 +105,11 @@ async def import_conversations(db: Database, conversations: Sequence[ImportedCon
         await db.prepare(INSERT_IMPORTED_CONVERSATION_SQL).bind(
             conv.id, conv.title, conv.created_at, conv.updated_at, int(conv.incognito)).run()
         for message in new:
-            await chats.append_message(db, conv.id, message.role, message.content,
-                                       message.created_at, message_id=message.id,
-                                       sources=list(message.sources))
+            await chats.append_message(
+                db, conv.id, message.role, message.content, message.created_at,
+                message_id=message.id, sources=list(message.sources),
+                after=[db.prepare(MARK_WITHDRAWN_SQL).bind(message.id)]
+                if message.withdrawn else (), indexed=not message.withdrawn)
         touched += 1
         added += len(new)
     return Imported(conversations=touched, added=added, present=present, forgotten=forgotten)

@@ -191,20 +191,22 @@ async def append_message(db: Database, conversation_id: str, role: str, content:
                          created_at: int, *, message_id: str | None = None,
                          sources: list[Source] | None = None, context: str | None = None,
                          new_conversation: bool = False, incognito: bool = False,
-                         after: Sequence[Statement] = ()) -> Message:
+                         after: Sequence[Statement] = (), indexed: bool = True) -> Message:
     """Store one message, bump its conversation and index it as conversation units, all in
     one batch; with `new_conversation` the conversation is created in the same batch
     (titled after this message, `incognito` or not), so a failure never leaves an empty
     conversation behind. Units of an incognito conversation, and any while memory is
     paused, are never written (worker/store/pause.py).
-    `after`: statements of the same batch that depend on the message (its citations)."""
+    `after`: statements of the same batch that depend on the message (its citations).
+    `indexed` False: no units of its own (an imported withdrawn answer, which has no text;
+    the owner's message before it stays indexed alone, as after a withdrawal)."""
     message_id = message_id or new_id()
     sources_json = json.dumps([s.model_dump() for s in sources or []])
     statements = [
         db.prepare(INSERT_MESSAGE_SQL).bind(message_id, conversation_id, role, content,
                                             sources_json, context, created_at),
         db.prepare(TOUCH_CONVERSATION_SQL).bind(conversation_id, created_at),
-        *unit_statements(db, message_id, role, content),
+        *(unit_statements(db, message_id, role, content) if indexed else []),
     ]
     if new_conversation:
         statements.insert(0, db.prepare(INSERT_CONVERSATION_SQL).bind(

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from local.server import WithRuntime
-from tests.conftest import BASE_URL, Clock, migrated_db
+from tests.conftest import BASE_URL, NOW_MS, Clock, migrated_db, note, sync
 from worker.app import create_app
 from worker.config import Runtime, Settings
 
@@ -226,3 +226,69 @@ async def test_what_was_forgotten_stays_forgotten_in_a_new_mallory_fed_an_older_
     again = (await empty_client.get("/api/export")).json()
     assert gone in again["forgotten"]
     assert all(gone != m["id"] for c in again["conversations"] for m in c["messages"])
+
+
+async def test_a_withdrawn_answer_comes_back_as_the_placeholder_it_was(
+        client: httpx.AsyncClient, empty_client: httpx.AsyncClient, db: object) -> None:
+    """Exported as `withdrawn: true` with no text, imported as a withdrawn answer under its
+    own id: the conversation keeps its shape and links, nothing of the answer is recalled,
+    and the owner's question before it is recalled alone, as it is where the export was
+    made. The file's text for a withdrawn answer is never read back."""
+    await sync(client, note("Garage/Door.md", "The garage door code is 4711, the keypad "
+                            "left of the shutter.", title="Garage door"), batch_id="seed")
+    chat = (await client.post("/api/chat", json={"content": "what is the garage door "
+                                                 "keypad code?"})).json()
+    answer = chat["assistant_message"]["id"]
+    assert chat["assistant_message"]["sources"], chat
+    gone = await sync(client, deletes=[{"path": "Garage/Door.md", "deleted_at": NOW_MS}],
+                      batch_id="gone")
+    assert gone.json()["withdrawn"] == 1
+    exported = (await client.get("/api/export")).json()
+    [conv] = exported["conversations"]
+    by_id = {m["id"]: m for m in conv["messages"]}
+    assert by_id[answer]["withdrawn"] is True and by_id[answer]["content"] == ""
+    assert [m["withdrawn"] for m in conv["messages"]] == [False, True]
+    asked = await hit_ids(client, "garage door keypad code")
+    assert answer not in asked and asked  # the question, recalled alone
+    # Words put back into a withdrawn answer by hand stay out too.
+    conv["messages"][1]["content"] = "The garage door code is 4711."
+    back = await empty_client.post("/api/import", params={"format": "mallory"},
+                                   content=json.dumps(exported),
+                                   headers={"content-type": "application/json"})
+    assert back.status_code == 200, back.text
+    assert back.json()["added"] == 2 and back.json()["problems"] == []
+    history = (await empty_client.get(
+        f"/api/conversations/{conv['id']}/messages")).json()["messages"]
+    assert {m["id"]: (m["withdrawn"], m["content"]) for m in history}[answer] == (True, "")
+    assert len(history) == 2
+    assert await hit_ids(empty_client, "garage door keypad code") == asked
+    assert await hit_ids(empty_client, "4711") == []
+    again = (await empty_client.get("/api/export")).json()
+    conv["messages"][1]["content"] = ""
+    assert again["conversations"] == exported["conversations"]
+    page = (await empty_client.get("/api/export", params={"as": "zip"})).content
+    with zipfile.ZipFile(io.BytesIO(page)) as z:
+        [name] = [n for n in z.namelist() if n.startswith("conversations/")]
+        assert "Withdrawn: it was given with a note or message" in z.read(name).decode()
+
+
+@pytest.mark.parametrize(("message", "problem"), [
+    ({"id": "m1", "role": "assistant", "content": "", "created_at": 1, "withdrawn": "yes"},
+     "withdrawn must be true or false"),
+    ({"id": "m1", "role": "user", "content": "", "created_at": 1, "withdrawn": True},
+     "only an answer of Mallory's"),
+])
+async def test_a_message_that_says_it_was_withdrawn_wrongly_is_reported_and_skipped(
+        empty_client: httpx.AsyncClient, message: dict, problem: str) -> None:
+    doc = {"format": "mallory-export", "version": 1, "exported_at": 1,
+           "conversations": [{"id": "c1", "title": "t", "created_at": 1, "updated_at": 1,
+                              "messages": [{"id": "m0", "role": "user", "content": "hello",
+                                            "created_at": 1}, message]}]}
+    r = await empty_client.post("/api/import", params={"format": "mallory"},
+                                content=json.dumps(doc),
+                                headers={"content-type": "application/json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["added"] == 1
+    [reported] = r.json()["problems"]
+    assert reported["item"] == "conversation 0 (c1) message 1"
+    assert problem in reported["message"] and reported["message"].endswith("skipped")
