@@ -92,6 +92,20 @@ def with_vault(href: str, vault: str) -> str:
     return NOTE_HREF_PREFIX + encode_uri_component(vault) + href[href.index("&file="):]
 
 
+def moved_to(href: str, vault: str, old_path: str, path: str) -> str:
+    """A note_href for the note moved from `old_path` to `path` in `vault`, at the same
+    heading or block as `href` (a stored answer's link after its note moved); an href that
+    does not open `old_path` unchanged."""
+    opened = note_href("", old_path)
+    opened = opened[opened.index("&file="):]
+    if not href.startswith(NOTE_HREF_PREFIX) or opened not in href:
+        return href
+    anchor = href[href.index(opened) + len(opened):]
+    if anchor and not anchor.startswith("%23"):
+        return href  # the stored link opens another file whose name starts the same
+    return note_href(vault, path) + anchor
+
+
 def message_href(message_id: str) -> str:
     return f"/?msg={encode_uri_component(message_id)}"
 

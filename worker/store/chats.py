@@ -16,7 +16,7 @@ from typing import Any
 from shared.api.errors import NotFound
 from shared.api.limits import MAX_SAFE_INTEGER
 from shared.api.wire import Source
-from shared.block.citations import shorten, with_vault
+from shared.block.citations import moved_to, shorten, with_vault
 from shared.rank.candidate import Role
 from shared.rank.echoes import Shown
 from shared.rank.feedback import Judgment
@@ -61,7 +61,9 @@ JUDGMENTS_OF = """(SELECT json_group_object(f.n, f.judgment) FROM recall_feedbac
         WHERE f.message_rid = {0}.rid) AS judgments"""
 # The vault each note an answer was shown lives in now, as [[path, vault name], ...]
 # (message_citations, 0002): stored links follow a vault's rename (`Message.from_row`).
-NOTE_VAULTS_OF = """(SELECT json_group_array(json_array(c.path, v.name))
+# Each cited note as [the path its source names, its path now, its vault's name now].
+NOTE_VAULTS_OF = """(SELECT json_group_array(json_array(coalesce(c.cited_path, c.path), c.path,
+                                                  v.name))
         FROM message_citations AS c JOIN vaults AS v ON v.vid = c.vid
         WHERE c.message_rid = {0}.rid) AS note_vaults"""
 PAGE_MESSAGES_SQL = f"""
@@ -132,17 +134,23 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
-def _current_vaults(sources: list[Source], note_vaults: list[list[str]]) -> list[Source]:
-    """Note links rebuilt with the vault's current name. A path shown from two vaults at
+def _current_notes(sources: list[Source], cited: list[list[str]]) -> list[Source]:
+    """Note links rebuilt for where the note is now: its vault's current name, and its
+    path after a move (`cited`: NOTE_VAULTS_OF's rows). A path shown from two vaults at
     once keeps its stored link: the path alone cannot say which vault it named."""
-    vaults: dict[str, set[str]] = {}
-    for path, name in note_vaults:
-        vaults.setdefault(path, set()).add(name)
+    now: dict[str, set[tuple[str, str]]] = {}
+    for named, path, vault in cited:
+        now.setdefault(named, set()).add((path, vault))
     out = []
     for s in sources:
-        names = vaults.get(s.id, set()) if s.kind == "note" else set()
-        out.append(s.model_copy(update={"href": with_vault(s.href, next(iter(names)))})
-                   if len(names) == 1 else s)
+        where = now.get(s.id, set()) if s.kind == "note" else set()
+        if len(where) != 1:
+            out.append(s)
+            continue
+        [(path, vault)] = where
+        out.append(s.model_copy(update={"href": with_vault(s.href, vault)}) if path == s.id
+                   else s.model_copy(update={"id": path,
+                                             "href": moved_to(s.href, vault, s.id, path)}))
     return out
 
 
@@ -161,7 +169,7 @@ class Message:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Message:
-        sources = _current_vaults([Source.model_validate(s)
+        sources = _current_notes([Source.model_validate(s)
                                    for s in json.loads(row["sources"] or "[]")],
                                   json.loads(row.get("note_vaults") or "[]"))
         return cls(id=row["id"], conversation_id=row["conversation_id"], seq=int(row["seq"]),

@@ -8,7 +8,8 @@ quoted them, and redacted (worker/store/withdrawn.py): they keep their place in 
 history, without their text, and are never recalled again (worker/corpora/). Every
 statement checks the note's state after the batch's own writes, so a write refused as
 stale withdraws nothing. A note moved unchanged (deleted here, the same content upserted
-at another path of the vault) keeps its answers, and their citations follow it.
+at another path of the vault) keeps its answers, and their citations follow it (their
+Sources links open it at its new path: worker/store/chats.py).
 """
 
 from __future__ import annotations
@@ -70,8 +71,8 @@ WHERE vid = ?1 AND path IN (SELECT value FROM json_each(?2))
                 AND n.content_hash = message_citations.content_hash)
 """
 RECORD_SQL = """
-INSERT INTO message_citations (message_rid, vid, path, content_hash, excerpt)
-SELECT m.rid, n.vid, n.path, n.content_hash, ?4
+INSERT INTO message_citations (message_rid, vid, path, content_hash, excerpt, cited_path)
+SELECT m.rid, n.vid, n.path, n.content_hash, ?4, n.path
 FROM messages AS m JOIN vault_notes AS n ON n.vid = ?2 AND n.path = ?3
 WHERE m.id = ?1
 ON CONFLICT DO NOTHING

@@ -14,6 +14,7 @@ from shared.block.citations import (
     encode_uri_component,
     guard_citations,
     message_href,
+    moved_to,
     note_href,
     strip_citations,
 )
@@ -150,3 +151,17 @@ def test_code_indexes_and_wiki_links_survive_any_neighbouring_markers(
     answer, _ = guard_citations(" ".join(pieces), _sources(*sorted(injected)))
     for token in {p for p in pieces if p[0] != "[" or p.startswith("[[")}:
         assert answer.count(token) >= sum(p == token for p in pieces), (pieces, answer)
+
+
+def test_a_moved_notes_link_opens_its_new_path_at_the_same_place() -> None:
+    old = note_href("Life", "Recipes/Sourdough.md")
+    assert moved_to(old, "Life", "Recipes/Sourdough.md", "Archive/Bread.md") == note_href(
+        "Life", "Archive/Bread.md")
+    for heading, block in (("Method", ""), ("", "b1x9")):
+        at = note_href("Home Vault", "Recipes/Sourdough.md", heading, block)
+        assert moved_to(at, "New Name", "Recipes/Sourdough.md", "Archive/Bread.md") == \
+            note_href("New Name", "Archive/Bread.md", heading, block)
+    # A link that opens another file (whose name merely starts the same) is left alone.
+    other = note_href("Life", "Recipes/Sourdough starter.md")
+    assert moved_to(other, "Life", "Recipes/Sourdough.md", "Archive/Bread.md") == other
+    assert moved_to("/?msg=m1", "Life", "Recipes/Sourdough.md", "Archive/Bread.md") == "/?msg=m1"

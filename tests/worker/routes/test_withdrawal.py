@@ -70,14 +70,25 @@ async def test_an_edit_that_keeps_the_quote_keeps_the_answer(client: httpx.Async
 
 async def test_a_note_moved_unchanged_keeps_its_answers_and_they_follow_it(
         client: httpx.AsyncClient, db: SqliteDatabase) -> None:
-    await seed_and_ask(client)
+    answer = await seed_and_ask(client)
+    [before] = answer["assistant_message"]["sources"]
+    assert before["href"].endswith("&file=Recipes%2FSourdough")
     same_bytes = note("Recipes/Sourdough.md", BREAD, title="Sourdough bread")
     moved = await sync(client, same_bytes.model_copy(update={"path": "Archive/Sourdough.md"}),
                        deletes=[{"path": "Recipes/Sourdough.md", "deleted_at": NOW_MS}],
                        batch_id="move")
     assert moved.json()["withdrawn"] == 0 and await withdrawn(db) == []
-    rows = (await db.prepare("SELECT path FROM message_citations").all()).results
-    assert rows == [{"path": "Archive/Sourdough.md"}]
+    rows = (await db.prepare("SELECT path, cited_path FROM message_citations").all()).results
+    assert rows == [{"path": "Archive/Sourdough.md", "cited_path": "Recipes/Sourdough.md"}]
+    # The footer's link opens the note where it is now, in the history and in an export.
+    history = await client.get(f"/api/conversations/{answer['conversation_id']}/messages")
+    [source] = next(m["sources"] for m in history.json()["messages"]
+                    if m["id"] == answer["assistant_message"]["id"])
+    assert source["id"] == "Archive/Sourdough.md"
+    assert source["href"] == before["href"].replace("Recipes%2F", "Archive%2F")
+    exported = (await client.get("/api/export")).json()
+    assert [s["href"] for c in exported["conversations"] for m in c["messages"]
+            for s in m["sources"]] == [source["href"]]
     gone = await sync(client, deletes=[{"path": "Archive/Sourdough.md", "deleted_at": NOW_MS}],
                       batch_id="gone")
     assert gone.json()["withdrawn"] == 1
