@@ -8,7 +8,8 @@ walk skips them, so the file is never indexed. The hub's state keeps a copy: if 
 is deleted, the next run writes it back from the state rather than minting a new id.
 
 Copying a vault folder copies its id; give the copy a new identity by deleting its
-`.mallory/` folder before syncing it.
+`.mallory/` folder before syncing it. Until then a run refuses a copy this hub can tell
+from a move (hub/state.copied_from).
 """
 
 from __future__ import annotations

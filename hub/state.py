@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hub.client import HubError
 from hub.identity import ensure_vault_id, read_vault_id
 from hub.reading import settled
 from hub.walk import FileStat
@@ -207,6 +208,33 @@ def record_changes(state_dir: Path, state: State, recorded: Iterable[str] = (),
     with open(_journal_path(state_dir, state.journal), "a", encoding="utf-8") as journal:
         journal.write(line + "\n")
     state.journal_lines += 1
+
+
+def copied_from(vault: Path, vault_id: str, state_dir: Path) -> Path | None:
+    """The folder whose identity `vault` holds, when `vault` looks like a copy of it: a state
+    of this hub (`state_dir`, or one beside it) records `vault_id` for another folder that
+    still exists and still holds that id. Synced under one id, the two would each undo the
+    other's notes on the Worker. A folder moved (the recorded one is gone) is no copy.
+    Only a state that does not describe `vault` yet is looked past: a folder's own runs
+    read no other state."""
+    here = str(vault.resolve())
+    for path in [state_dir / "state.json",
+                 *sorted(p for p in state_dir.parent.glob("*/state.json")
+                         if p.parent != state_dir)]:
+        try:
+            known = load_state(path.parent) if path.is_file() else None
+        except ValueError:
+            continue
+        if known is None or known.vault_id != vault_id or not known.folder \
+                or known.folder == here:
+            continue
+        other = Path(known.folder)
+        try:
+            if read_vault_id(other) == vault_id:
+                return other
+        except HubError:  # its identity file is damaged: its own runs say so
+            continue
+    return None
 
 
 def folder_state_dir(base: Path, vault: Path) -> Path:

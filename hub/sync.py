@@ -27,7 +27,7 @@ from hub.client import (
     VaultNameTaken,
     WorkerClient,
 )
-from hub.identity import ensure_vault_id, read_vault_id, replace_vault_id
+from hub.identity import ensure_vault_id, id_path, read_vault_id, replace_vault_id
 from hub.lint import Resolved
 from hub.lock import state_lock
 from hub.notes import Rejection
@@ -50,6 +50,7 @@ from hub.state import (
     STATE_VERSION,
     Entry,
     State,
+    copied_from,
     load_state,
     reconciled,
     record_changes,
@@ -142,6 +143,7 @@ class Syncer:
         """What a run would send, writing nothing (not even the vault's identity file)."""
         started = time.monotonic()
         state = load_state(self.state_dir)
+        self._check_not_a_copy(state)
         vault_id = read_vault_id(self.vault) or (
             state.vault_id if state.describes(self.vault) else None) or None
         if full:
@@ -165,6 +167,7 @@ class Syncer:
         raced before ids were created atomically): the identity file heals to it."""
         remembered = state.vault_id if state.vault_id and state.describes(self.vault) \
             else None
+        self._check_not_a_copy(state)
         vault_id = ensure_vault_id(self.vault, remembered)
         self.summary.vault_id = vault_id
         try:
@@ -179,6 +182,20 @@ class Syncer:
         self.summary.vault_id = remembered
         return remembered, self.client.heartbeat(remembered, self.vault_name,
                                                  holder=state.hub_id)
+
+    def _check_not_a_copy(self, state: State) -> None:
+        """Refuse a folder that holds another synced folder's identity (a copy of that
+        vault folder, `.mallory/` included: hub/identity.py), before anything is sent."""
+        held = read_vault_id(self.vault)
+        if held is None or state.folder == str(self.vault.resolve()):
+            return
+        origin = copied_from(self.vault, held, self.state_dir)
+        if origin is not None:
+            raise HubError(
+                f"{self.vault} holds the identity of {origin} (vault id {held}), which this "
+                "hub syncs too: is it a copy of that folder? Synced under one id, each would "
+                f"undo the other's notes. Delete {id_path(self.vault).parent} to sync this "
+                "folder as a vault of its own; nothing was sent")
 
     def _run(self, full: bool, allow_mass_delete: bool) -> Summary:
         started = time.monotonic()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import uuid
 from pathlib import Path
@@ -37,6 +38,49 @@ def test_a_name_held_by_the_folders_earlier_id_heals(tmp_path: Path) -> None:
         assert [(v["id"], v["notes"]) for v in status(server)["vaults"]] == [
             (synced_under, 12)]  # nothing pushed twice
         assert worker_notes(server, vault) == vault_notes(vault)
+
+
+def test_a_copied_vault_folder_is_refused_until_it_has_an_identity_of_its_own(
+        tmp_path: Path) -> None:
+    """A copy of a synced folder, `.mallory/` included, holds its identity: synced under
+    another name it renamed the vault and replaced its notes with the copy's, and the
+    original's next run did the reverse. The hub refuses the copy, sending nothing, until
+    its identity file is deleted; a folder moved (the old one gone) keeps its id."""
+    vault, copy, moved = tmp_path / "Notes", tmp_path / "Notes copy", tmp_path / "Moved"
+    states = tmp_path / "states"
+    make_vault(vault, 8, seed=7)
+    with running_server(tmp_path / "w.sqlite", token="t") as server:
+        env = {**os.environ, "SYNC_TOKEN": server.token}
+        run_hub(server, vault, states / "notes")
+        original = read_vault_id(vault)
+        shutil.copytree(vault, copy)
+        (copy / "Folder 0/note 0.md").unlink()  # the copy drifts from the original
+        # Its own state, beside the original's, and the original's state itself (as
+        # `mallory serve --sync-vault` keys states by vault id): refused either way.
+        for state in (states / "copy", states / "notes"):
+            for extra in ((), ("--dry-run",)):
+                refused = subprocess.run(hub_args(server, copy, state, *extra, name="Copy"),
+                                         env=env, capture_output=True, text=True,
+                                         timeout=120)
+                assert refused.returncode == 2, refused.stdout + refused.stderr
+                assert f"holds the identity of {vault}" in refused.stderr, refused.stderr
+                assert str(copy / ".mallory") in refused.stderr
+        assert [(v["id"], v["name"], v["notes"]) for v in status(server)["vaults"]] == [
+            (original, "Notes", 8)]
+        assert worker_notes(server, vault) == vault_notes(vault)
+        assert "sent 0, unchanged 8, deleted 0" in run_hub(server, vault, states / "notes").stdout
+        shutil.rmtree(copy / ".mallory")
+        run_hub(server, copy, states / "copy", name="Copy")
+        assert read_vault_id(copy) not in (None, original)
+        assert sorted((v["name"], v["notes"]) for v in status(server)["vaults"]) == [
+            ("Copy", 7), ("Notes", 8)]
+        assert worker_notes(server, copy) == vault_notes(copy)
+        assert worker_notes(server, vault) == vault_notes(vault)
+        vault.rename(moved)
+        run_hub(server, moved, states / "moved", name="Notes")
+        assert read_vault_id(moved) == original
+        assert sorted((v["name"], v["notes"]) for v in status(server)["vaults"]) == [
+            ("Copy", 7), ("Notes", 8)]
 
 
 def test_a_run_that_would_empty_the_vault_stops_until_told(tmp_path: Path) -> None:

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from hub.identity import ensure_vault_id, id_path
 from hub.state import (
     PARSER_VERSION,
     UNKNOWN,
     Entry,
     State,
+    copied_from,
     default_state_dir,
     load_state,
     reconciled,
@@ -116,3 +118,24 @@ def test_a_state_never_saved_is_saved_whole(tmp_path: Path) -> None:
     state = State(notes={"a.md": Entry("h1", 1, 1, 1)})
     record_changes(tmp_path, state, ["a.md"])
     assert load_state(tmp_path) == state
+
+
+def test_a_copy_is_told_from_a_move_by_whether_the_first_folder_still_holds_the_id(
+        tmp_path: Path) -> None:
+    first, copy, states = tmp_path / "Notes", tmp_path / "Copy", tmp_path / "states"
+    first.mkdir()
+    vault_id = ensure_vault_id(first)
+    save_state(states / "notes", State(vault_id=vault_id, folder=str(first.resolve())))
+    (states / "broken").mkdir()
+    (states / "broken" / "state.json").write_text("{not json", encoding="utf-8")
+    copy.mkdir()
+    (copy / ".mallory").mkdir()
+    id_path(copy).write_bytes(id_path(first).read_bytes())
+    assert copied_from(copy, vault_id, states / "copy") == first.resolve()
+    assert copied_from(first, vault_id, states / "notes") is None  # its own folder
+    assert copied_from(copy, "another-id", states / "copy") is None
+    id_path(first).write_text("{damaged", encoding="utf-8")  # its own runs say so
+    assert copied_from(copy, vault_id, states / "copy") is None
+    id_path(first).parent.rename(tmp_path / "elsewhere")
+    first.rmdir()  # moved away: the copy is the vault now
+    assert copied_from(copy, vault_id, states / "copy") is None
