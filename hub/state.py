@@ -215,8 +215,8 @@ def copied_from(vault: Path, vault_id: str, state_dir: Path) -> Path | None:
     of this hub (`state_dir`, or one beside it) records `vault_id` for another folder that
     still exists and still holds that id. Synced under one id, the two would each undo the
     other's notes on the Worker. A folder moved (the recorded one is gone) is no copy.
-    Only a state that does not describe `vault` yet is looked past: a folder's own runs
-    read no other state."""
+    The sync asks only while the folder's own state does not describe it yet (hub/sync.py),
+    so a folder's own runs read no other state."""
     here = str(vault.resolve())
     for path in [state_dir / "state.json",
                  *sorted(p for p in state_dir.parent.glob("*/state.json")
