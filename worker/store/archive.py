@@ -77,7 +77,7 @@ ORDER BY created_at, id
 """
 EXPORT_MESSAGES_SQL = f"""
 SELECT id, conversation_id, seq, role, content, sources, created_at, withdrawn_at,
-       {chats.JUDGMENTS_OF.format("messages")}, {chats.NOTE_VAULTS_OF.format("messages")}
+       {chats.JUDGMENTS_OF.format("messages")}, {chats.CITED_NOTES_OF.format("messages")}
 FROM messages ORDER BY conversation_id, seq
 """
 

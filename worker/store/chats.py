@@ -62,13 +62,13 @@ JUDGMENTS_OF = """(SELECT json_group_object(f.n, f.judgment) FROM recall_feedbac
 # The vault each note an answer was shown lives in now, as [[path, vault name], ...]
 # (message_citations, 0002): stored links follow a vault's rename (`Message.from_row`).
 # Each cited note as [the path its source names, its path now, its vault's name now].
-NOTE_VAULTS_OF = """(SELECT json_group_array(json_array(coalesce(c.cited_path, c.path), c.path,
+CITED_NOTES_OF = """(SELECT json_group_array(json_array(coalesce(c.cited_path, c.path), c.path,
                                                   v.name))
         FROM message_citations AS c JOIN vaults AS v ON v.vid = c.vid
-        WHERE c.message_rid = {0}.rid) AS note_vaults"""
+        WHERE c.message_rid = {0}.rid) AS cited_notes"""
 PAGE_MESSAGES_SQL = f"""
 SELECT id, conversation_id, seq, role, content, sources, created_at, withdrawn_at,
-       {JUDGMENTS_OF.format("messages")}, {NOTE_VAULTS_OF.format("messages")}
+       {JUDGMENTS_OF.format("messages")}, {CITED_NOTES_OF.format("messages")}
 FROM messages
 WHERE conversation_id = ?1 AND seq < ?2
 ORDER BY seq DESC
@@ -76,7 +76,7 @@ LIMIT ?3
 """
 GET_MESSAGE_SQL = f"""
 SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.sources, m.created_at,
-       m.withdrawn_at, {JUDGMENTS_OF.format("m")}, {NOTE_VAULTS_OF.format("m")},
+       m.withdrawn_at, {JUDGMENTS_OF.format("m")}, {CITED_NOTES_OF.format("m")},
        (SELECT count(*) FROM messages AS n
          WHERE n.conversation_id = m.conversation_id AND n.seq > m.seq) AS newer
 FROM messages AS m WHERE m.id = ?
@@ -136,7 +136,7 @@ def new_id() -> str:
 
 def _current_notes(sources: list[Source], cited: list[list[str]]) -> list[Source]:
     """Note links rebuilt for where the note is now: its vault's current name, and its
-    path after a move (`cited`: NOTE_VAULTS_OF's rows). A path shown from two vaults at
+    path after a move (`cited`: CITED_NOTES_OF's rows). A path shown from two vaults at
     once keeps its stored link: the path alone cannot say which vault it named."""
     now: dict[str, set[tuple[str, str]]] = {}
     for named, path, vault in cited:
@@ -171,7 +171,7 @@ class Message:
     def from_row(cls, row: dict[str, Any]) -> Message:
         sources = _current_notes([Source.model_validate(s)
                                    for s in json.loads(row["sources"] or "[]")],
-                                  json.loads(row.get("note_vaults") or "[]"))
+                                  json.loads(row.get("cited_notes") or "[]"))
         return cls(id=row["id"], conversation_id=row["conversation_id"], seq=int(row["seq"]),
                    role=row["role"], content=row["content"], sources=sources,
                    created_at=int(row["created_at"]),
