@@ -65,10 +65,9 @@ class VectorSpan:
         return -self.cosine, self.unit
 
 
-# What the vector side tells of the first pass's units: the groups (kind, group column
-# value) of the resolved vector hits, the units that hold a vector of the model, and the
-# hits themselves, in their order.
-Facts = tuple[Collection[tuple[str, str]], Collection[str], Sequence[VectorSpan]]
+# What the vector side tells, once its hits are resolved: their groups (kind, group
+# column value) and the hits themselves, in their order.
+Facts = tuple[Collection[tuple[str, str]], Sequence[VectorSpan]]
 
 
 @dataclass(frozen=True)
@@ -146,27 +145,35 @@ def _fused(s: Span, ranks: tuple[int, int], pending: bool, fusion: Fusion,
     return share * s.low / best[1], share * s.high / best[0]
 
 
-def cut(spans: Sequence[Span], depth: int, fusion: Fusion,
-        hit_groups: Collection[tuple[str, str]], embedded: Collection[str],
-        vectors: Sequence[VectorSpan] = ()) -> tuple[list[int], Cut | None, list[int]]:
-    """The indexes of the rows to build, in order; what was left out (None: nothing), its
-    `skipped` the lexical keys of the left-out rows sure to rank above or below every
-    built row; and the indexes of the other left-out rows, whose exact keys the caller
-    adds (their text read and their relevance corrected, not built). `hit_groups`: the
-    groups of the resolved vector hits; `embedded`: the units that hold a vector of the
-    model; `vectors`: the hits, of which groups no lexical row is in may be left out too
-    (`_vector_out`)."""
-    everything: tuple[list[int], Cut | None, list[int]] = (list(range(len(spans))), None, [])
+@dataclass(frozen=True)
+class Settled:
+    """What the lexical rows alone settle before the vector hits are in (`settle`): each
+    group's least and most fused score, the bar the `depth`-th group is sure to reach, the
+    groups built whatever the hits are, and `out`, the groups left out unless a vector hit
+    falls in them. Its rows outside `out` are built in any case (`surely_built`): recall
+    makes their candidates while the query is still being embedded."""
+
+    fusion: Fusion
+    least: dict[tuple[str, str], float]
+    most: dict[tuple[str, str], float]
+    bar: float
+    out: frozenset[tuple[str, str]]
+
+
+def settle(spans: Sequence[Span], depth: int, fusion: Fusion, embedded: Collection[str]
+           ) -> Settled | None:
+    """The bound's part that needs no vector hit (`embedded`: the units that hold a vector
+    of the model); None when every row is built whatever the hits are."""
     if depth <= 0 or not spans:
-        return everything
+        return None
     best = (max(s.low for s in spans), max(s.high for s in spans))
     if best[0] <= 0:
-        return everything
+        return None
     best_key = max(s.low * s.boost for s in spans)
     units: dict[str, int] = {}
     for s in spans:
         units[s.unit] = units.get(s.unit, 0) + 1
-    kept = set(hit_groups)
+    kept: set[tuple[str, str]] = set()
     least: dict[tuple[str, str], float] = {}
     most: dict[tuple[str, str], float] = {}
     for s, ranks in zip(spans, _ranks(spans), strict=True):
@@ -178,15 +185,48 @@ def cut(spans: Sequence[Span], depth: int, fusion: Fusion,
         least[s.group] = max(least.get(s.group, 0.0), low * s.boost * s.standing_low)
         most[s.group] = max(most.get(s.group, 0.0), high * s.boost * s.standing_high)
     if len(least) <= depth:
-        return everything
+        return None
     bar = sorted(least.values(), reverse=True)[depth - 1]
-    out = {g for g, m in most.items() if g not in kept and _above(m) < bar}
-    vector_out, vector_most, anchor = _vector_out(vectors, bar, fusion, set(least))
+    return Settled(fusion, least, most, bar, frozenset(
+        g for g, m in most.items() if g not in kept and _above(m) < bar))
+
+
+def surely_built(spans: Sequence[Span], settled: Settled | None) -> list[int]:
+    """The indexes of the rows `cut` builds whatever the vector hits are, in order."""
+    if settled is None:
+        return list(range(len(spans)))
+    return [i for i, s in enumerate(spans) if s.group not in settled.out]
+
+
+def cut(spans: Sequence[Span], depth: int, fusion: Fusion,
+        hit_groups: Collection[tuple[str, str]], embedded: Collection[str],
+        vectors: Sequence[VectorSpan] = ()) -> tuple[list[int], Cut | None, list[int]]:
+    """The indexes of the rows to build, in order; what was left out (None: nothing), its
+    `skipped` the lexical keys of the left-out rows sure to rank above or below every
+    built row; and the indexes of the other left-out rows, whose exact keys the caller
+    adds (their text read and their relevance corrected, not built). `hit_groups`: the
+    groups of the resolved vector hits; `embedded`: the units that hold a vector of the
+    model; `vectors`: the hits, of which groups no lexical row is in may be left out too
+    (`_vector_out`)."""
+    return cut_settled(spans, settle(spans, depth, fusion, embedded), hit_groups, vectors)
+
+
+def cut_settled(spans: Sequence[Span], settled: Settled | None,
+                hit_groups: Collection[tuple[str, str]], vectors: Sequence[VectorSpan] = ()
+                ) -> tuple[list[int], Cut | None, list[int]]:
+    """`cut`, given what `settle` made of the same rows."""
+    everything: tuple[list[int], Cut | None, list[int]] = (list(range(len(spans))), None, [])
+    if settled is None:
+        return everything
+    # A group holding a vector hit is built whole (the module's docstring).
+    out = settled.out - set(hit_groups)
+    vector_out, vector_most, anchor = _vector_out(vectors, settled.bar, settled.fusion,
+                                                  set(settled.least))
     if not out and not vector_out:
         return everything
     unsure = _unsure(spans, out) if out else set()
     return ([i for i, s in enumerate(spans) if s.group not in out],
-            Cut(best=max([*(most[g] for g in out), vector_most]), groups=frozenset(
+            Cut(best=max([*(settled.most[g] for g in out), vector_most]), groups=frozenset(
                 out | vector_out),
                 skipped=tuple(sorted(s.key for i, s in enumerate(spans)
                                      if s.group in out and i not in unsure)),

@@ -17,10 +17,9 @@ from worker.corpora import registry
 from worker.corpora.base import Corpus, Row, Scoring
 from worker.corpora.filters import Filters
 from worker.db import Database
-from worker.recall import typo
+from worker.recall import fused_depth, typo
 from worker.recall.depth import Bounds, Cut, cut
 from worker.recall.fused_depth import Semantic, Span
-from worker.recall.fused_depth import cut as fused_cut
 from worker.recall.plan import Planned, hits_key, plan
 from worker.recall.run import Rows, run
 from worker.recall.stats import (
@@ -250,10 +249,20 @@ async def fused(query: SearchQuery, found: Searched, corpora: Sequence[Corpus], 
     semantic first pass, its rows whole (`_search` with the model): nothing is read
     again."""
     rows, _, spans = measured(query, found, corpora, now_ms, filters=filters, fused=True)
-    facts = await semantic.facts({str(r[1]["unit_id"]) for r in rows if r[1].get("embedded")})
+    embedded = {str(r[1]["unit_id"]) for r in rows if r[1].get("embedded")}
+    settled = fused_depth.settle(spans, filters.depth, semantic.fusion, embedded)
+    # The rows built whatever the vector hits are, made while the query is still being
+    # embedded (the embedding runs beside this thread, or is a fetch under way): that
+    # Python is off recall's critical path (bench.latency --mode hybrid).
+    early = fused_depth.surely_built(spans, settled)
+    made = dict(zip(early, built(query, found, [Ranked(*rows[i]) for i in early]),
+                    strict=True))
+    facts = await semantic.facts(embedded)
     build, left, unsure = (list(range(len(rows))), None, []) if facts is None else \
-        fused_cut(spans, filters.depth, semantic.fusion, *facts)
-    kept, placed = [Ranked(*rows[i]) for i in build], [Ranked(*rows[i]) for i in unsure]
+        fused_depth.cut_settled(spans, settled, *facts)
+    late = [i for i in build if i not in made]
+    made.update(zip(late, built(query, found, [Ranked(*rows[i]) for i in late]), strict=True))
+    placed = [Ranked(*rows[i]) for i in unsure]
     if left is not None and placed:
         # A left-out row that may tie or cross a built one in the lexical list: its place
         # with its relevance corrected, as its candidate would have it.
@@ -261,7 +270,7 @@ async def fused(query: SearchQuery, found: Searched, corpora: Sequence[Corpus], 
         keys = [(-_corrected(r.base, r.row, query, found, r.corpus, r.factors) * r.boost,
                  -r.ts, units[r.corpus.name, int(r.row["rid"])]) for r in placed]
         left = replace(left, skipped=tuple(sorted([*left.skipped, *keys])))
-    return built(query, found, kept), left
+    return [made[i] for i in build], left
 
 
 async def retrieve(db: Database, query: SearchQuery, filters: Filters, now_ms: int,

@@ -3,7 +3,10 @@ it keeps whole, and the left-out rows whose place in the lexical list must be re
 
 from __future__ import annotations
 
-from worker.recall.fused_depth import Fusion, Span, VectorSpan, cut
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from worker.recall.fused_depth import Fusion, Span, VectorSpan, cut, settle, surely_built
 
 
 def span(group: str, relevance: float, *, high: float | None = None, unit: str | None = None,
@@ -114,3 +117,37 @@ def test_no_hit_is_left_out_without_a_built_hit_alone_above_it() -> None:
     # h0 of the rest ranks 3rd: it is built, and anchors every hit under its cosine
     assert left.anchor == hits[2].unit
     assert ("note", "h1") in left.groups
+
+
+def test_the_rows_built_whatever_the_hits_are_settle_before_the_hits() -> None:
+    rows = ladder(40)
+    settled = settle(rows, 3, Fusion.RANKS, embedded(rows))
+    assert settled is not None and surely_built(rows, settled) == [0, 1, 2]
+    # A vector hit in a left-out group brings it back: the early rows are still built.
+    build, _, _ = cut(rows, 3, Fusion.RANKS, {("note", "g10")}, embedded(rows))
+    assert build == [0, 1, 2, 10]
+    # Within the depth nothing is left out whatever the hits are.
+    assert settle(ladder(3), 3, Fusion.RANKS, embedded(ladder(3))) is None
+    assert surely_built(ladder(3), None) == [0, 1, 2]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), fusion=st.sampled_from(list(Fusion)), depth=st.integers(0, 5))
+def test_what_settles_early_is_built_whatever_the_vector_side_says(
+        data: st.DataObject, fusion: Fusion, depth: int) -> None:
+    # recall builds `surely_built`'s rows while the query is embedded (worker/recall/
+    # lexical.fused): each must be among the rows `cut` builds for any hits that come.
+    groups = [f"g{i}" for i in range(12)]
+    relevance = st.floats(0.0, 1.0, allow_nan=False)
+    rows = [span(data.draw(st.sampled_from(groups)), data.draw(relevance),
+                 boost=data.draw(st.floats(0.8, 1.2)),
+                 unit=data.draw(st.sampled_from([None, "shared"])),
+                 kept=data.draw(st.booleans()))
+            for _ in range(data.draw(st.integers(0, 25)))]
+    have = {s.unit for s in rows if data.draw(st.booleans())}
+    hits = [hit(data.draw(st.sampled_from([*groups, "h0", "h1", "h2"])), data.draw(relevance))
+            for _ in range(data.draw(st.integers(0, 8)))]
+    hit_groups = {h.group for h in hits}
+    settled = settle(rows, depth, fusion, have)
+    build, _, _ = cut(rows, depth, fusion, hit_groups, have, hits)
+    assert set(surely_built(rows, settled)) <= set(build)
