@@ -1,6 +1,6 @@
 """How far the rule that picks a conversation hit's turn can go on LoCoMo's tuning samples.
 
-    uv run python -m bench.pointer_probe [--samples 0-4] [--mode adaptive|lexical]
+    uv run python -m bench.pointer_probe [--samples 0-4] [--mode adaptive|lexical] [--cosines]
 
 A conversation unit holds the owner's message and Mallory's reply, and its link opens one
 of them (shared.text.turns.points_at_reply). This runs explicit search over each sample's
@@ -11,12 +11,18 @@ reference. Each line prints bench.locomo's pointer ratio (Σ pointer nDCG@10 / �
 nDCG@10: 1.0 when every hit holding one evidence turn opens it) and, of the hits among the
 first 10 that hold exactly one evidence turn, how many open the other.
 
+`--cosines` adds rules by meaning: each unit's two turns embedded apart by the local model
+(as a passage, its first EMBED_CHARS characters, as the indexer embeds a unit; vectors
+cached on disk), the turn closer to the query opened, alone or beyond a margin over the
+shipped rule.
+
 Only samples 0–4 (the tuning samples): 5–9 are for reporting, never for choosing a rule.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,14 +30,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bench.evalset import doc_id
 from bench.locomo_memory import CACHE, DEFAULT_ROOT, memory, questions, samples_arg
 from bench.metrics import credited, ndcg_at
 from bench.scoring import pointed
-from bench.system import MODES, Hit, ModeUnavailable, build, require
+from bench.system import MODES, Hit, ModeUnavailable, build, require, turn_embedder
 from shared.text import turns
 from shared.text.sanitiser import Term
 from worker.corpora import conversations
+from worker.corpora.base import EMBED_CHARS
+from worker.semantic.ports import Embedder, EmbedKind
 
 K = 10
 TUNING = range(5)
@@ -41,7 +51,9 @@ ADDRESSED_WEIGHTS = (1.0, 1.25, 1.5, 2.0, 3.0)
 
 @dataclass(frozen=True)
 class Given:
-    """What the rule was given for one unit: its turns' ids and texts, and the query's side."""
+    """What the rule was given for one unit: its turns' ids and texts, and the query's side
+    (`query`: its text as asked)."""
+    query: str
     question_id: str
     answer_id: str
     question: str
@@ -62,15 +74,16 @@ Rule = Callable[[Given], bool]
 
 
 @contextmanager
-def recorded(into: dict[frozenset[str], Given]) -> Iterator[None]:
-    """Keeps, in `into`, the first input the pipeline's turn choice gets for each unit."""
+def recorded(into: dict[frozenset[str], Given], query: str) -> Iterator[None]:
+    """Keeps, in `into`, the first input the pipeline's turn choice gets for each unit
+    while `query` is searched."""
     original = conversations._on_answer
 
     def spy(row: Any, s: Any) -> bool:
         q, a = str(row["question_id"] or ""), str(row["answer_id"] or "")
         if q and a:
             into.setdefault(frozenset((doc_id("message", q), doc_id("message", a))), Given(
-                q, a, str(row["question"] or ""), str(row["answer"] or ""), tuple(s.terms),
+                query, q, a, str(row["question"] or ""), str(row["answer"] or ""), tuple(s.terms),
                 dict(s.idf), s.asks))
         return original(row, s)
 
@@ -90,7 +103,7 @@ def asked(samples: Sequence[int], mode: str, root: Path = DEFAULT_ROOT, cache: P
             system = build(mem.db, mem.now_ms, mode)
             for q in questions(root, "owner", sample, [sample]):
                 given: dict[frozenset[str], Given] = {}
-                with recorded(given):
+                with recorded(given, q.query):
                     ranked = system.ranked(q.query)
                 out.append(Asked(dict(q.judgments), ranked, given))
         print(f"sample {sample}: done", file=sys.stderr, flush=True)
@@ -136,6 +149,54 @@ def weighted(question_weight: float, addressed_weight: float) -> Rule:
                                            addressed_weight=addressed_weight)
 
 
+def cosines(asked_: Sequence[Asked], embedder: Embedder) -> Callable[[Given], tuple[float, float]]:
+    """Each unit's two turns' cosines with its query, (the owner's, Mallory's), from
+    `embedder` (−1 for an empty turn)."""
+    given = [g for a in asked_ for g in a.given.values()]
+    passage = {id(g): (_passage(g.question), _passage(g.reply)) for g in given}
+    queries = _embedded(embedder, {g.query for g in given}, "query")
+    turns_ = _embedded(embedder, {t for pair in passage.values() for t in pair if t}, "passage")
+
+    def of(g: Given) -> tuple[float, float]:
+        q = queries[g.query]
+        owner, reply = (float(q @ turns_[t]) if t else -1.0 for t in passage[id(g)])
+        return owner, reply
+    return of
+
+
+def _passage(text: str) -> str:
+    return text.strip()[:EMBED_CHARS]
+
+
+def _embedded(embedder: Embedder, texts: set[str], kind: EmbedKind) -> dict[str, np.ndarray]:
+    todo = sorted(texts)
+    out: dict[str, np.ndarray] = {}
+    for i in range(0, len(todo), 64):
+        batch = todo[i:i + 64]
+        got = asyncio.run(embedder.embed(batch, kind))
+        out.update((t, np.asarray(v, dtype=float)) for t, v in zip(batch, got, strict=True))
+    return out
+
+
+COSINE_MARGINS = (0.05, 0.10, 0.15)
+
+
+def cosine_rules(of: Callable[[Given], tuple[float, float]]) -> list[tuple[str, Rule]]:
+    """The turn closer to the query; and the same only beyond a margin, else the shipped
+    rule."""
+    shipped = weighted(turns.QUESTION_WEIGHT, turns.ADDRESSED_WEIGHT)
+
+    def closer(margin: float) -> Rule:
+        def rule(g: Given) -> bool:
+            owner, reply = of(g)
+            return reply > owner if abs(reply - owner) > margin else shipped(g)
+        return rule
+
+    out: list[tuple[str, Rule]] = [("the turn closer to the query", lambda g: of(g)[1] > of(g)[0])]
+    out += [(f"closer by over {m:.2f}, else shipped", closer(m)) for m in COSINE_MARGINS]
+    return out
+
+
 def rules() -> list[tuple[str, Rule]]:
     out: list[tuple[str, Rule]] = [("always the owner's message", lambda g: False),
                                    ("always Mallory's reply", lambda g: True)]
@@ -152,12 +213,15 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", default="0-4", help="tuning samples only, e.g. 0-4")
     parser.add_argument("--mode", default="adaptive", metavar="|".join(MODES))
+    parser.add_argument("--cosines", action="store_true",
+                        help="also rules by each turn's cosine with the query (local model)")
     args = parser.parse_args(argv)
     try:
         samples = samples_arg(args.samples)
         if any(s not in TUNING for s in samples):
             raise ValueError("samples 5–9 are for reporting only: choose among 0–4")
         require(args.mode)
+        embedder = turn_embedder() if args.cosines else None
     except (ValueError, ModeUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -165,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"LoCoMo owner's view, samples {samples}, mode {args.mode}: explicit search's "
           f"first {K} hits, the turn each unit's link opens")
     print(f"{'rule':44}{'pointer ratio':>14}{'decisive':>10}{'wrong':>7}")
-    for name, rule in rules():
+    every = rules() + (cosine_rules(cosines(data, embedder)) if embedder else [])
+    for name, rule in every:
         r, decisive, wrong = ratio(data, rule)
         print(f"{name:44}{r:14.3f}{decisive:10}{wrong:7}")
     return 0

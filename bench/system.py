@@ -21,7 +21,7 @@ from pathlib import Path
 from bench.evalset import doc_id
 from local.semantic.cache import CachedEmbedder
 from local.semantic.model_files import MAX_TOKENS_SETTING
-from local.semantic.wiring import local_semantics, stack_installed
+from local.semantic.wiring import local_embedder, local_semantics, stack_installed
 from local.sqlite_db import SqliteDatabase
 from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.rank.candidate import Candidate
@@ -31,6 +31,7 @@ from worker.recall.automatic import Gated, gated, with_replies
 from worker.recall.explicit import search
 from worker.recall.neighbours import with_neighbours
 from worker.recall.retrieval_mode import DEFAULT_WITH_EMBEDDER, MODES, RetrievalMode
+from worker.semantic.ports import Embedder
 from worker.semantic.semantics import Semantics
 
 Hit = tuple[str, ...]  # the doc ids one hit holds, its primary id first (bench.metrics)
@@ -115,6 +116,16 @@ def _lexical(db: SqliteDatabase, now_ms: int) -> System:
 # 0.3 s): on a loaded machine a timeout turns a query lexical, and the figures would
 # depend on the load. bench.latency measures the guard itself.
 RELEVANCE_SEMANTIC_BUDGET_S = 30.0
+
+
+def turn_embedder() -> Embedder:
+    """The local embedder as indexed_semantics sets it up, cached on disk, for a probe
+    that embeds texts of its own."""
+    found = local_embedder({k: os.environ[k] for k in (MAX_TOKENS_SETTING,)
+                            if k in os.environ})
+    if found is None:
+        raise ModeUnavailable("the probe needs the local embedder: uv sync --group embed")
+    return CachedEmbedder(found[0], EMBEDDING_CACHE)
 
 
 def indexed_semantics(db: SqliteDatabase, now_ms: int) -> Semantics:

@@ -49,3 +49,19 @@ def test_rules_are_replayed_on_the_same_hits(asked: list[pointer_probe.Asked]) -
 def test_the_reporting_samples_are_refused(capsys: pytest.CaptureFixture) -> None:
     assert pointer_probe.main(["--samples", "4-5"]) == 2
     assert "5–9 are for reporting only" in capsys.readouterr().err
+
+
+def test_rules_by_meaning_embed_each_turn_apart(asked: list[pointer_probe.Asked]) -> None:
+    # The local model (tests install it), cached on disk as the probe caches it.
+    of = pointer_probe.cosines(asked, pointer_probe.turn_embedder())
+    (a,) = asked
+    given = a.given[frozenset({"msg:s0-D1-1", "msg:s0-D1-2"})]
+    owner, reply = of(given)
+    assert -1.0 <= owner <= 1.0 and -1.0 <= reply <= 1.0 and owner != reply
+    rules = dict(pointer_probe.cosine_rules(of))
+    assert rules["the turn closer to the query"](given) == (reply > owner)
+    # Beyond a margin no cosine gap reaches, the shipped rule decides.
+    wide = pointer_probe.cosine_rules(lambda g: (0.0, 0.01))
+    shipped = pointer_probe.weighted(0.5, 1.5)
+    assert all(rule(given) == shipped(given) for name, rule in wide[1:])
+    assert wide[0][1](given) is True
