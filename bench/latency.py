@@ -32,8 +32,10 @@ steadier figure: the CPU time of recall's own thread less its time inside SQLite
 embedding and the vector scans run in other threads). On a shared machine wall times
 swing with other work; the CPU-time ratio (this process's CPU time, recall against
 floor) is the steadier figure. `estimate` is the part of it the gate's confidence
-estimate costs (its features and the model), timed apart over the same recall's
-candidates; target ≤ 0.3 ms. Target at
+estimate adds (the slot holders' matched terms and features, and the model), timed apart
+over the same recall's candidates, target ≤ 0.3 ms; `slots`, beside it, the slotting it
+weighs them in, which the gate does with or without an estimate (partners joined, the
+merged list, one slot per note or conversation). Target at
 100k messages + 10k notes (~50k sections): lexical p95 ≤ 1.5× the floor's p95 (README, "Figures").
 """
 
@@ -60,7 +62,7 @@ from bench.latency_corpus import NOW_MS, build, cached, model_vectors, random_ve
 from bench.stopwatch import Stopwatch, timed_semantics
 from bench.system import RELEVANCE_SEMANTIC_BUDGET_S
 from local.sqlite_db import SqliteDatabase
-from shared.rank.policy import AUTOMATIC, assessed
+from shared.rank.policy import AUTOMATIC, partnered, slotted, weighed
 from shared.text.sanitiser import Mode, build_query
 from worker.corpora import registry
 from worker.corpora.base import Corpus
@@ -164,21 +166,28 @@ ESTIMATE_REPEATS = 5
 
 
 async def estimate_ms(db: SqliteDatabase, text: str, mode: RetrievalMode,
-                      sem: Semantics | None) -> float:
-    """The Python the gate's estimate costs one recall (README, "Figures"): the features of
-    the candidates it weighs and the model's dot products (shared.rank.policy.assessed and
-    ConfidenceModel.estimate), over the candidates recall retrieved for `text`."""
+                      sem: Semantics | None) -> tuple[float, float]:
+    """The Python the gate's estimate costs one recall (README, "Figures"), over the
+    candidates recall retrieved for `text`: the features of the slot holders it weighs,
+    their matched terms included, and the model's dot products (shared.rank.policy.weighed
+    and ConfidenceModel.estimate); and apart, the slotting they are weighed in, which the
+    gate does with or without an estimate (partners joined, the merged list, one slot per
+    note or conversation: shared.rank.policy.partnered and slotted)."""
     found, act = await candidates(db, text, NOW_MS, conversation_id="bench-c",
                                   semantics=sem, mode=mode)
     if act != "request":
-        return 0.0
+        return 0.0, 0.0
     measure = gauge(found, sem)
-    started = time.perf_counter()
+    slotting = estimating = 0.0
     for _ in range(ESTIMATE_REPEATS):
-        _, weighed = assessed(found.candidates, AUTOMATIC, measure)
-        for a in weighed.values():
+        started = time.perf_counter()
+        slots = slotted(partnered(found.candidates, AUTOMATIC, measure)[0], AUTOMATIC)
+        middle = time.perf_counter()
+        for a in weighed(slots, AUTOMATIC, measure).values():
             measure.model.estimate(a.features)
-    return ms(time.perf_counter() - started) / ESTIMATE_REPEATS
+        slotting += middle - started
+        estimating += time.perf_counter() - middle
+    return ms(estimating) / ESTIMATE_REPEATS, ms(slotting) / ESTIMATE_REPEATS
 
 
 async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
@@ -189,6 +198,7 @@ async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
     totals, floors, pythons, embeds, cpus, floor_cpus = [], [], [], [], [], []
     thread_pythons: list[float] = []
     estimates: list[float] = []
+    slottings: list[float] = []
     fallbacks = 0  # semantic recall that missed its budget and stepped down to lexical
     conn = db.connection
     for i, text in enumerate(queries):
@@ -215,7 +225,9 @@ async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
             pythons.append(ms(total - watch.outside))
             thread_pythons.append(ms(own_python))
             embeds.append(ms(watch.embed))
-            estimates.append(await estimate_ms(db, text, mode, sem))
+            estimate, slotting = await estimate_ms(db, text, mode, sem)
+            estimates.append(estimate)
+            slottings.append(slotting)
     return {"p50_ms": statistics.median(totals), "p95_ms": percentile(totals, 0.95),
             "floor_p50_ms": statistics.median(floors), "floor_p95_ms": percentile(floors, 0.95),
             # CPU time of this process: steadier than wall time on a shared machine (the
@@ -226,7 +238,8 @@ async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
             "python_cpu_ms": statistics.median(thread_pythons),
             "embed_p50_ms": statistics.median(embeds), "fallbacks": fallbacks,
             "estimate_ms": statistics.median(estimates),
-            "estimate_p95_ms": percentile(estimates, 0.95)}
+            "estimate_p95_ms": percentile(estimates, 0.95),
+            "slots_ms": statistics.median(slottings)}
 
 
 def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, float, int]:
@@ -301,7 +314,7 @@ def print_header() -> None:
     print(f"{'messages':>9} {'notes':>7} {'sections':>8} {'units':>7} {'mode':>8} "
           f"{'p50 ms':>7} {'p95 ms':>7} {'floor p50':>9} {'floor p95':>9} {'p95/flr':>8} "
           f"{'vs lex':>7} {'cpu p95/flr':>11} {'python':>7} {'py cpu':>7} {'estimate':>8} "
-          f"{'embed':>6}")
+          f"{'slots':>6} {'embed':>6}")
 
 
 def print_row(r: dict[str, Any], lexical: dict[str, Any]) -> None:
@@ -313,7 +326,7 @@ def print_row(r: dict[str, Any], lexical: dict[str, Any]) -> None:
           f"{r['p95_ms']:>7.2f} {r['floor_p50_ms']:>9.2f} {r['floor_p95_ms']:>9.2f} "
           f"{ratio:>7.2f}x {added:>6.2f}x {cpu_ratio:>10.2f}x {r['python_ms']:>7.2f} "
           f"{r['python_cpu_ms']:>7.2f} "
-          f"{r['estimate_ms']:>8.3f} "
+          f"{r['estimate_ms']:>8.3f} {r['slots_ms']:>6.3f} "
           f"{r['embed_p50_ms']:>6.2f}"
           f"   (built in {r['build_s']} s"
           + (f", {r['vectors']:,} {r['index_vectors']} vectors in {r['vectors_s']} s, "

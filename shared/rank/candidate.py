@@ -156,6 +156,12 @@ class Presentation:
     terms: frozenset[str] = field(default_factory=frozenset)  # matched query terms (FTS form)
     fuzzy: bool = False  # matched only through a spelling correction (shared.text.spelling)
 
+    def with_terms(self, terms: frozenset[str]) -> Presentation:
+        """This presentation with `terms`, constructed rather than `replace`d (the gate
+        sets the matched terms of every slot holder it weighs: shared.rank.evidence)."""
+        return Presentation(text=self.text, snippet=self.snippet, fields=self.fields,
+                            terms=terms, fuzzy=self.fuzzy)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Candidate:
@@ -173,3 +179,8 @@ class Candidate:
         return Candidate(identity=self.identity, scores=scores,
                          presentation=self.presentation, note=self.note,
                          message=self.message)
+
+    def with_presentation(self, presentation: Presentation) -> Candidate:
+        """This candidate with `presentation`, constructed (see `with_scores`)."""
+        return Candidate(identity=self.identity, scores=self.scores,
+                         presentation=presentation, note=self.note, message=self.message)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from shared.rank.candidate import Candidate
 from shared.rank.kinds import kind_of
@@ -76,19 +76,38 @@ def _rr(rank: int | None) -> float:
     return 1.0 / rank if rank else 0.0
 
 
-def features(cand: Candidate, q: QueryEvidence, rank: int,
-             matched: frozenset[str]) -> tuple[float, ...]:
-    """`cand`'s features in FEATURES order. `rank`: 1-based in the merged list;
-    `matched`: the query terms (FTS form) it holds (shared.text.matcher.matched_terms)."""
-    s, ident = cand.scores, cand.identity
-    kind = kind_of(cand)
-    corpus = kind.corpus
+@dataclass(frozen=True, slots=True)
+class _Corpus:
+    """What one corpus's candidates share of the query: each term's IDF and specificity
+    there, the query's IDF mass and its rarest term's specificity, and the index's size."""
+
+    idf: Mapping[str, float]
+    specificity: Mapping[str, float]
+    mass: float
+    query_specificity: float
+    n_docs: int
+
+
+def _corpus(q: QueryEvidence, corpus: str) -> _Corpus:
     by_term = q.idf.get(corpus, {})
     n_docs = q.docs.get(corpus, 0)
-    mass = sum(by_term.get(t.fts, 0.0) for t in q.terms)
-    held = sum(by_term.get(t, 0.0) for t in matched)
     spec = [specificity(by_term.get(t.fts, 0.0), n_docs) for t in q.terms]
-    spec_held = [specificity(by_term.get(t, 0.0), n_docs) for t in matched if t in by_term]
+    return _Corpus(by_term, {t: specificity(v, n_docs) for t, v in by_term.items()},
+                   sum(by_term.get(t.fts, 0.0) for t in q.terms), max(spec, default=0.0),
+                   n_docs)
+
+
+def features(cand: Candidate, q: QueryEvidence, rank: int, matched: frozenset[str],
+             shared: _Corpus | None = None) -> tuple[float, ...]:
+    """`cand`'s features in FEATURES order. `rank`: 1-based in the merged list;
+    `matched`: the query terms (FTS form) it holds (shared.text.matcher.matched_terms);
+    `shared`: what its corpus's candidates share (made once a recall by `assess`)."""
+    s, ident = cand.scores, cand.identity
+    kind = kind_of(cand)
+    side = shared if shared is not None else _corpus(q, kind.corpus)
+    by_term, mass = side.idf, side.mass
+    held = sum(by_term.get(t, 0.0) for t in matched)
+    spec_held = [side.specificity[t] for t in matched if t in by_term]
     cosine = s.cosine if s.cosine is not None else 0.0
     best = q.best_score
     return (
@@ -97,7 +116,7 @@ def features(cand: Candidate, q: QueryEvidence, rank: int,
         held / mass if mass > 0 else 0.0,
         float(bool(q.terms) and len(matched) >= len(q.terms)),
         max(spec_held, default=0.0),
-        max(spec, default=0.0),
+        side.query_specificity,
         math.log1p(len(q.terms)),
         _rr(s.lexical_rank),
         _rr(s.vector_rank),
@@ -112,7 +131,7 @@ def features(cand: Candidate, q: QueryEvidence, rank: int,
         float(ident.role == "assistant"),
         s.standing - 1.0,
         s.boost - 1.0,
-        math.log10(1 + n_docs),
+        math.log10(1 + side.n_docs),
         float(s.pending),
         float(q.exact and rank == 1),
         float(cand.presentation.fuzzy),
@@ -136,10 +155,15 @@ def assess(ranked: Sequence[Candidate], terms: Sequence[Term],
     with its features. Terms are matched only here, for these few: matching every row
     of a recall cost more Python time than any other step (bench.latency)."""
     q = query_evidence(terms, idf, docs, ranked, exact)
+    sides: dict[str, _Corpus] = {}
     out = []
     for rank, cand in enumerate(ranked[:depth], 1):
         shown = cand.presentation
         matched = shown.terms or matched_terms(q.terms, [shown.text, *(v for _, v in shown.fields)])
-        cand = replace(cand, presentation=replace(shown, terms=matched))
-        out.append(Assessed(cand, rank, features(cand, q, rank, matched)))
+        cand = cand.with_presentation(shown.with_terms(matched))
+        corpus = kind_of(cand).corpus
+        side = sides.get(corpus)
+        if side is None:
+            side = sides[corpus] = _corpus(q, corpus)
+        out.append(Assessed(cand, rank, features(cand, q, rank, matched, side)))
     return out

@@ -291,13 +291,29 @@ def assessed(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge
     return _weighed(partnered(candidates, policy, gauge)[0], policy, gauge)
 
 
+Slotted = tuple[list[tuple[Candidate, Candidate | None]], list[int]]
+
+
+def slotted(pool: Sequence[Candidate], policy: RecallPolicy) -> Slotted:
+    """The merged list (shared.rank.scoring.ranked_in_groups) of the pool, adjacent units'
+    shares lent, and the positions in it of the candidates holding a slot."""
+    ranked = ranked_in_groups(lent(pool, policy.adjacent_share), policy.per_group)
+    return ranked, [i for i, (_, taken) in enumerate(ranked) if taken is None]
+
+
+def weighed(slots: Slotted, policy: RecallPolicy, gauge: Gauge) -> dict[int, Assessed]:
+    """By position in the merged list, the first `policy.depth` slot holders with their
+    features: what the estimate adds to the slotting (bench.latency, `estimate`)."""
+    ranked, holders = slots
+    found = assess([ranked[i][0] for i in holders], gauge.terms, gauge.idf, gauge.docs,
+                   gauge.exact, policy.depth)
+    return {holders[a.rank - 1]: a for a in found}
+
+
 def _weighed(pool: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge
              ) -> tuple[list[tuple[Candidate, Candidate | None]], dict[int, Assessed]]:
-    ranked = ranked_in_groups(lent(pool, policy.adjacent_share), policy.per_group)
-    holders = [i for i, (_, taken) in enumerate(ranked) if taken is None]
-    weighed = assess([ranked[i][0] for i in holders], gauge.terms, gauge.idf, gauge.docs,
-                     gauge.exact, policy.depth)
-    return ranked, {holders[a.rank - 1]: a for a in weighed}
+    slots = slotted(pool, policy)
+    return slots[0], weighed(slots, policy, gauge)
 
 
 def judge(candidates: Sequence[Candidate], policy: RecallPolicy, gauge: Gauge,

@@ -48,6 +48,7 @@ def test_a_hybrid_run_prints_and_records_both_modes(tmp_path: Path,
     assert rows[1]["embed_p50_ms"] > 0 and rows[0]["embed_p50_ms"] == 0
     # The estimate is timed apart, over the candidates of every measured recall.
     assert all(r["estimate_p95_ms"] >= r["estimate_ms"] > 0 for r in rows)
+    assert all(r["slots_ms"] > 0 for r in rows)
     printed = capsys.readouterr().out
     assert "hybrid" in printed and "recalls stepped down to lexical" in printed
 
