@@ -28,6 +28,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from bench.corpus import Generator
@@ -59,9 +60,11 @@ FILTERS = Filters(limit=AUTOMATIC.candidates)
 
 
 class CountingD1(MiniflareD1):
-    """Miniflare's D1 with each statement's `meta.rows_read` added to `rows_read`."""
+    """Miniflare's D1 with each statement's `meta.rows_read` added to `rows_read`, and each
+    call (a statement or a batch: one round trip to D1 at the edge) counted in `calls`."""
 
     rows_read = 0
+    calls = 0
 
     def _count(self, data: Any) -> None:
         for r in data if isinstance(data, list) else [data]:
@@ -70,6 +73,7 @@ class CountingD1(MiniflareD1):
     async def _post(self, path: str, payload: dict) -> object:
         data = await super()._post(path, payload)
         self._count(data)
+        self.calls += 1
         return data
 
     async def execute(self, stmt: BoundStatement, mode: str) -> Result:
@@ -103,25 +107,31 @@ STEPS = ("floor", "df lookups", "ranking", "semantic first pass", "one pass", "g
 MODEL = "minilm-l6-int8"
 
 
-async def reads(db: CountingD1, queries: Sequence[str]
-                ) -> tuple[dict[str, list[int]], dict[str, list[float]], list[str]]:
-    """Rows read and wall ms per query and step, and the queries D1 refused (with its
-    message)."""
-    found: dict[str, list[int]] = {name: [] for name in STEPS}
-    took: dict[str, list[float]] = {name: [] for name in STEPS}
-    refused: list[str] = []
+@dataclass
+class Reads:
+    """Per step, each measured query's rows read, wall ms and D1 calls; and the queries D1
+    refused (with its message)."""
+
+    rows: dict[str, list[int]] = field(default_factory=lambda: {n: [] for n in STEPS})
+    ms: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in STEPS})
+    calls: dict[str, list[int]] = field(default_factory=lambda: {n: [] for n in STEPS})
+    refused: list[str] = field(default_factory=list)
+
+
+async def reads(db: CountingD1, queries: Sequence[str]) -> Reads:
+    out = Reads()
     kwargs: dict[str, Any] = {"exclude_ids": ("bench-q",), "conversation_id": "bench-c",
                               "text_is_stored": True}
     for i, text in enumerate(queries):
-        counts: dict[str, tuple[int, float]] = {}
+        counts: dict[str, tuple[int, float, int]] = {}
 
         def start() -> float:
-            db.rows_read = 0
+            db.rows_read = db.calls = 0
             return time.perf_counter()
 
-        def done(name: str, began: float, into: dict[str, tuple[int, float]] = counts
+        def done(name: str, began: float, into: dict[str, tuple[int, float, int]] = counts
                  ) -> None:
-            into[name] = (db.rows_read, (time.perf_counter() - began) * 1000)
+            into[name] = (db.rows_read, (time.perf_counter() - began) * 1000, db.calls)
 
         began = start()
         match = build_query(text, Mode.AUTOMATIC).match
@@ -142,17 +152,18 @@ async def reads(db: CountingD1, queries: Sequence[str]
                 await candidates(db, text, NOW_MS, every_row=every, **kwargs)
                 done(name, began)
         except DatabaseError as exc:
-            refused.append(f"{text!r}: {exc}")
+            out.refused.append(f"{text!r}: {exc}")
             continue
         began = start()
         await automatic_recall(db, text, NOW_MS, message_id="bench-q",
                                conversation_id="bench-c")
         done("recall", began)
         if i >= WARMUP:
-            for name, (n, ms) in counts.items():
-                found[name].append(n)
-                took[name].append(ms)
-    return found, took, refused
+            for name, (n, ms, calls) in counts.items():
+                out.rows[name].append(n)
+                out.ms[name].append(ms)
+                out.calls[name].append(calls)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,23 +180,27 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(migrate(db))
         asyncio.run(load(db, args.messages, args.notes))
-        found, took, refused = asyncio.run(reads(db, queries))
+        found = asyncio.run(reads(db, queries))
     finally:
         db.stop()
-    floor = statistics.median(found["floor"])
-    floor_ms = statistics.median(took["floor"])
+    floor = statistics.median(found.rows["floor"])
+    floor_ms = statistics.median(found.ms["floor"])
     print(f"D1 rows read per recall, {args.messages:,} messages + {args.notes:,} notes, "
-          f"{len(found['floor'])} queries (median, p95, median / floor's median; then "
-          "the median wall ms and its ratio to the floor's):")
+          f"{len(found.rows['floor'])} queries (median, p95, median / floor's median; then "
+          "the median wall ms and its ratio to the floor's; then D1 calls, each a round "
+          "trip at the edge: mean, most):")
     figures = {}
-    for name, counts in found.items():
+    for name, counts in found.rows.items():
         med, p95 = statistics.median(counts), percentile([float(c) for c in counts], 0.95)
-        ms = statistics.median(took[name])
+        ms = statistics.median(found.ms[name])
+        calls = found.calls[name]
         figures[name] = {"median": med, "p95": p95, "ratio": med / floor if floor else None,
-                         "ms": ms, "ms_ratio": ms / floor_ms if floor_ms else None}
+                         "ms": ms, "ms_ratio": ms / floor_ms if floor_ms else None,
+                         "calls_mean": statistics.fmean(calls), "calls_max": max(calls)}
         print(f"  {name:>19}: {med:>8.0f} {p95:>8.0f}   {med / floor if floor else 0:5.2f}x"
-              f"   {ms:7.2f} ms {ms / floor_ms if floor_ms else 0:5.2f}x")
-    for line in refused:
+              f"   {ms:7.2f} ms {ms / floor_ms if floor_ms else 0:5.2f}x"
+              f"   {statistics.fmean(calls):5.2f} {max(calls):>3}")
+    for line in found.refused:
         print(f"  D1 refused {line}")
     if args.json:
         with open(args.json, "w") as out:

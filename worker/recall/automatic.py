@@ -31,9 +31,11 @@ from shared.text.sanitiser import Mode, build_query
 from shared.time.zones import UTC_ZONE, Zone
 from worker.corpora.filters import Filters
 from worker.db import Database
+from worker.db.planned import run
 from worker.recall.depth import holds
-from worker.recall.echoes import without_echoes
-from worker.recall.feedback import apply_feedback
+from worker.recall.echoes import SHOWN_KEY, shown_plan, without_echoes
+from worker.recall.feedback import apply_feedback, judged_rows
+from worker.recall.feedback import plan as feedback_plan
 from worker.recall.lexical import LexicalResult
 from worker.recall.modes import Retrieved, gauge, retrieve
 from worker.recall.neighbours import with_neighbours
@@ -127,9 +129,14 @@ async def candidates(db: Database, text: str, now_ms: int, *,
         else:
             found = await retrieve(db, semantics, query, filters, now_ms, mode)
         left = found.lexical.cut
+        # What the answers among them were shown and the owner's judgments of them, in
+        # one D1 batch (a round trip each at the edge; bench.d1_reads counts them).
+        read = await run(db, [*shown_plan(db, found.candidates), *feedback_plan(found.candidates)])
         echoless, sure = await without_echoes(db, found.candidates,
-                                              left.groups if left else ())
-        judged = await apply_feedback(db, echoless, now_ms, suppress_for=query_hash(text))
+                                              left.groups if left else (),
+                                              shown_rows=read.get(SHOWN_KEY, []))
+        judged = await apply_feedback(db, echoless, now_ms, suppress_for=query_hash(text),
+                                      rows=judged_rows(read))
         scored = stand(judged, query, policy.standing)
         if sure and holds(scored, left, filters.depth):
             break

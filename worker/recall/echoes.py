@@ -15,10 +15,12 @@ from dataclasses import replace
 
 from shared.knowledge.roles import SAVED_MEMORY_ROLE
 from shared.rank.candidate import Candidate
-from shared.rank.echoes import Shown, answer_id, bare_question, echo
+from shared.rank.echoes import answer_id, bare_question, echo
 from worker.corpora.conversations import SAVED_MEMORIES_ID
 from worker.db import Database
-from worker.store.chats import shown_to
+from worker.db.planned import Planned
+from worker.db.port import Row
+from worker.store.chats import shown_from, shown_to, shown_to_statement
 from worker.store.memories import saved_from, saved_sources
 
 BARE_QUESTION_WEIGHT = 0.5
@@ -38,13 +40,34 @@ def _holds(cand: Candidate) -> set[Source]:
     return set()
 
 
-async def _judged(db: Database, candidates: Sequence[Candidate]
+def _answers(candidates: Sequence[Candidate]) -> dict[int, str]:
+    """The candidates that hold an answer of Mallory's: index → the answer's id."""
+    return {i: a for i, c in enumerate(candidates) if c.identity.kind == "message"
+            and (a := answer_id(c)) is not None}
+
+
+# The plan's key of what the candidates' answers were shown (worker/recall/automatic.py
+# batches it with the feedback's reads).
+SHOWN_KEY = ("shown", "answers", 0)
+
+
+def shown_plan(db: Database, candidates: Sequence[Candidate]) -> list[Planned]:
+    """The statement reading what the candidates' answers were shown (none without one)."""
+    ids = sorted(set(_answers(candidates).values()))
+    return [Planned.of(SHOWN_KEY, shown_to_statement(db, ids))] if ids else []
+
+
+async def _judged(db: Database, candidates: Sequence[Candidate],
+                  shown_rows: Sequence[Row] | None = None
                   ) -> tuple[set[int], dict[int, set[Source]]]:
-    """The indexes of bare questions, and of echoes with the sources they repeat."""
-    answers = {i: a for i, c in enumerate(candidates) if c.identity.kind == "message"
-               and (a := answer_id(c)) is not None}
-    shown: dict[str, Shown] = await shown_to(db, sorted(set(answers.values()))) \
-        if answers else {}
+    """The indexes of bare questions, and of echoes with the sources they repeat.
+    `shown_rows`: what `shown_plan`'s statement read for these candidates, or None to read
+    it here."""
+    answers = _answers(candidates)
+    if shown_rows is not None:
+        shown = shown_from(shown_rows)
+    else:
+        shown = await shown_to(db, sorted(set(answers.values()))) if answers else {}
     bare = {i for i, c in enumerate(candidates) if bare_question(c)}
     echoes = {i: {("note", n) for n in shown[a].notes}
               | {("message", m) for m in shown[a].messages}
@@ -53,7 +76,8 @@ async def _judged(db: Database, candidates: Sequence[Candidate]
 
 
 async def without_echoes(db: Database, candidates: Sequence[Candidate],
-                         unbuilt: Collection[tuple[str, str]] = ()
+                         unbuilt: Collection[tuple[str, str]] = (),
+                         shown_rows: Sequence[Row] | None = None
                          ) -> tuple[list[Candidate], bool]:
     """Automatic recall's candidates without bare questions, echoes, or messages a saved
     memory among them was saved from; and whether that is what every row built would
@@ -66,8 +90,8 @@ async def without_echoes(db: Database, candidates: Sequence[Candidate],
     nothing to them, so what it could give, they give, on their own evidence. Leaving it
     only where a source was retrieved let an echo pass where its note did not (a
     conversation unit's bar is lower than a note's), and a re-asked question then cited
-    the echo, the next round the echo of the echo."""
-    bare, echoes = await _judged(db, candidates)
+    the echo, the next round the echo of the echo. `shown_rows`: see `_judged`."""
+    bare, echoes = await _judged(db, candidates, shown_rows)
     saved = await _saved_from(db, candidates)
     out = [c for i, c in enumerate(candidates)
            if i not in bare and i not in echoes

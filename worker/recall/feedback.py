@@ -20,7 +20,7 @@ from shared.rank.candidate import Candidate
 from shared.rank.feedback import Vote, delta
 from worker.corpora import registry
 from worker.db import Database
-from worker.db.planned import Planned, run
+from worker.db.planned import Planned, Rows, run
 from worker.db.port import Row
 
 
@@ -29,24 +29,40 @@ def documents(cand: Candidate) -> tuple[str, ...]:
     return registry.by_kind(cand.identity.kind).judgments.documents(cand)
 
 
+def _plan(judged: Mapping[str, Sequence[Any]]) -> list[Planned]:
+    return [Planned(("judgments", corpus.name, 0), corpus.judgments.sql,
+                    corpus.judgments.params(judged[corpus.name]))
+            for corpus in registry.corpora() if judged.get(corpus.name)]
+
+
+def judged_rows(found: Rows) -> list[Row]:
+    """The judgments a plan's statements read (`plan`, `judgments`), whatever else it ran."""
+    return [row for key, rows in found.items() if key[0] == "judgments" for row in rows]
+
+
 async def judgments(db: Database, judged: Mapping[str, Sequence[Any]]) -> list[Row]:
     """Every judgment of these documents (corpus name → the keys its `judged` gives), in
     one D1 batch: rows of (doc, judgment, created_at, query_hash)."""
-    planned = [Planned(("judgments", corpus.name, 0), corpus.judgments.sql,
-                       corpus.judgments.params(judged[corpus.name]))
-               for corpus in registry.corpora() if judged.get(corpus.name)]
-    return [row for found in (await run(db, planned)).values() for row in found]
+    return judged_rows(await run(db, _plan(judged)))
+
+
+def plan(candidates: Sequence[Candidate]) -> list[Planned]:
+    """The statements reading every judgment of the candidates' documents."""
+    return _plan({corpus.name: sorted({key for c in candidates
+                                       if c.identity.kind == corpus.kind
+                                       for key in corpus.judgments.judged(c)})
+                  for corpus in registry.corpora()})
 
 
 async def apply_feedback(db: Database, candidates: Sequence[Candidate], now_ms: int,
-                         suppress_for: str | None = None) -> list[Candidate]:
+                         suppress_for: str | None = None,
+                         rows: Sequence[Row] | None = None) -> list[Candidate]:
+    """`rows`: the judgments `plan`'s statements read for these candidates or more of
+    them (a document no candidate holds is never looked at), or None to read them here."""
     if not candidates:
         return list(candidates)
-    judged = {corpus.name: sorted({key for c in candidates
-                                   if c.identity.kind == corpus.kind
-                                   for key in corpus.judgments.judged(c)})
-              for corpus in registry.corpora()}
-    rows = await judgments(db, judged)
+    if rows is None:
+        rows = judged_rows(await run(db, plan(candidates)))
     if not rows:
         return list(candidates)
     votes: dict[str, list[Vote]] = defaultdict(list)

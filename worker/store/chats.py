@@ -22,6 +22,7 @@ from shared.rank.echoes import Shown
 from shared.rank.feedback import Judgment
 from worker.corpora.conversations import SAVED_MEMORIES_ID
 from worker.db import Database, Statement
+from worker.db.port import Row
 from worker.store.units import unit_statements
 
 TITLE_CHARS = 80
@@ -259,9 +260,18 @@ async def turns_around(db: Database, wanted: Sequence[tuple[str, str, int]]
     return list(rows)
 
 
+def shown_to_statement(db: Database, answer_ids: Sequence[str]) -> Statement:
+    """The statement `shown_to` runs, for a caller that batches it with others."""
+    return db.prepare(SHOWN_TO_SQL).bind(json.dumps(list(answer_ids)))
+
+
 async def shown_to(db: Database, answer_ids: Sequence[str]) -> dict[str, Shown]:
     """What each answer was shown (answers shown nothing are absent)."""
-    rows = (await db.prepare(SHOWN_TO_SQL).bind(json.dumps(list(answer_ids))).all()).results
+    return shown_from((await shown_to_statement(db, answer_ids).all()).results)
+
+
+def shown_from(rows: Sequence[Row]) -> dict[str, Shown]:
+    """`shown_to`'s answer, from its statement's rows."""
     notes: dict[str, set[str]] = {}
     quoted: dict[str, set[str]] = {}
     quoted_in: dict[str, set[str]] = {}

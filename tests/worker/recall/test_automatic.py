@@ -13,6 +13,7 @@ import pytest
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, lexical_pass_floor
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
+from worker.corpora import registry
 from worker.corpora.conversations import SAVED_MEMORIES_ID
 from worker.corpora.notes import NOTES
 from worker.db.port import Result, Statement
@@ -291,3 +292,83 @@ async def test_an_echo_of_a_message_the_depth_left_out_is_judged_as_every_row_wo
     assert await without_echoes(db, source, [("message", SAVED_MEMORIES_ID)]) == (source, True)
     await memories.save(db, "The kayak is at the boathouse.", "fact", NOW_MS)
     assert await without_echoes(db, source, [("message", SAVED_MEMORIES_ID)]) == (source, False)
+
+
+class Counted:
+    """The database with every call to it (a statement or a batch: a round trip to D1 at
+    the edge) recorded, with the SQL it sent."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+        self.calls: list[list[str]] = []
+
+    def prepare(self, sql: str) -> Statement:
+        return _CountedStatement(self, self.db.prepare(sql))
+
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
+        self.calls.append([s.sql for s in statements])
+        return await self.db.batch([s.inner if isinstance(s, _CountedStatement) else s
+                                    for s in statements])
+
+
+class _CountedStatement:
+    def __init__(self, counted: Counted, inner: Statement) -> None:
+        self.counted, self.inner = counted, inner
+
+    @property
+    def sql(self) -> str:
+        return self.inner.sql
+
+    @property
+    def params(self) -> tuple:
+        return tuple(self.inner.params)
+
+    def bind(self, *params: object) -> _CountedStatement:
+        return _CountedStatement(self.counted, self.inner.bind(*params))  # type: ignore[arg-type]
+
+    async def all(self) -> Result:
+        self.counted.calls.append([self.inner.sql])
+        return await self.inner.all()
+
+    async def first(self) -> dict | None:
+        self.counted.calls.append([self.inner.sql])
+        return await self.inner.first()
+
+    async def run(self) -> Result:
+        self.counted.calls.append([self.inner.sql])
+        return await self.inner.run()
+
+
+async def test_what_answers_were_shown_and_the_feedback_are_read_in_one_round_trip(
+        db: SqliteDatabase) -> None:
+    """After retrieval, automatic recall reads what each retrieved answer was shown (its
+    echoes) and the owner's judgments of every candidate in one D1 batch, and both still
+    apply: the echo is left out, the 👍 of the fact it quotes moves it."""
+    await chats.create_conversation(db, "fact", NOW_MS - 200 * DAY_MS, "fact")
+    fact = await chats.append_message(db, "fact", "user", "the kayak is stored at the "
+                                      "boathouse", NOW_MS - 200 * DAY_MS, message_id="fact")
+    await chats.create_conversation(db, "echo", NOW_MS - DAY_MS, "echo")
+    await chats.append_message(db, "echo", "user", "where is the kayak stored?",
+                               NOW_MS - DAY_MS, message_id="ask")
+    await chats.append_message(
+        db, "echo", "assistant", "Here is what I found: the kayak is stored at the "
+        "boathouse.", NOW_MS - DAY_MS + 1, message_id="echo-reply",
+        after=quotes.record_statements(db, "echo-reply", [fact.id], [], NOW_MS))
+    await db.prepare(JUDGE).bind("fact", "echo-reply", NOW_MS).run()
+    counted = Counted(db)
+    found, _ = await candidates(counted, "where is the kayak stored?", NOW_MS)  # type: ignore[arg-type]
+    judgments = {c.judgments.sql for c in registry.corpora()}
+    read = [c for c in counted.calls if chats.SHOWN_TO_SQL in c or judgments & set(c)]
+    [batch] = read
+    assert chats.SHOWN_TO_SQL in batch  # what the answers were shown
+    assert judgments & set(batch)  # the owner's judgments
+    assert [c.identity.id for c in found.candidates] == ["fact"]  # the echo left out
+    assert found.candidates[0].scores.feedback > 0
+
+
+# A 👍 of message ?1 in the answer ?2's sources.
+JUDGE = """
+INSERT INTO recall_feedback (message_rid, n, query_hash, judgment, doc_message_rid, created_at)
+SELECT a.rid, 1, 'h', 'relevant', d.rid, ?3 FROM messages AS a, messages AS d
+WHERE a.id = ?2 AND d.id = ?1
+"""
