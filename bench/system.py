@@ -27,9 +27,9 @@ from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.rank.candidate import Candidate
 from shared.rank.policy import EXPLICIT
 from worker.indexing.indexer import index_pending
-from worker.recall.automatic import Gated, gated, with_replies
+from worker.recall.automatic import Gated, gated
 from worker.recall.explicit import search
-from worker.recall.neighbours import with_neighbours
+from worker.recall.neighbours import with_turns
 from worker.recall.retrieval_mode import DEFAULT_WITH_EMBEDDER, MODES, RetrievalMode
 from worker.semantic.ports import Embedder
 from worker.semantic.semantics import Semantics
@@ -80,7 +80,7 @@ async def injection(db: SqliteDatabase, found: Gated) -> Injection:
     """The Recall block of gated hits, built as automatic_recall builds it (replies
     attached, snippets cut, the block's budget applied); tests/bench/test_system.py holds
     the two to the same text."""
-    hits = await with_neighbours(db, await with_replies(db, found.hits))
+    hits = await with_turns(db, found.hits)
     block, injected = build_recall_block(with_excerpts(hits, found.found.lexical.query.terms))
     cands = [i.candidate for i in injected]
     return Injection([_hit(c) for c in cands], block, tuple(parent(c) for c in cands),

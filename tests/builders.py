@@ -1,7 +1,9 @@
-"""Hand-built internal records for tests of the pure layers."""
+"""Hand-built internal records for tests of the pure layers, and a database that counts
+its calls."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -15,6 +17,7 @@ from shared.rank.candidate import (
     Scores,
 )
 from tests.conftest import NOW_MS
+from worker.db import Database, Result, Statement
 
 
 def candidate(id: str, relevance: float = 0.6, *, kind: Kind = "note", boost: float = 1.0,
@@ -39,3 +42,48 @@ def candidate(id: str, relevance: float = 0.6, *, kind: Kind = "note", boost: fl
 
 GROUPS = (Identity, Scores, Presentation, NoteFacts, MessageFacts)
 _FIELDS = {g: {f.name for f in fields(g)} for g in GROUPS}
+
+
+class Counted:
+    """The database with every call to it (a statement or a batch: a round trip to D1 at
+    the edge) recorded, with the SQL it sent."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.calls: list[list[str]] = []
+
+    def prepare(self, sql: str) -> Statement:
+        return _CountedStatement(self, self.db.prepare(sql))
+
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
+        self.calls.append([s.sql for s in statements])
+        return await self.db.batch([s.inner if isinstance(s, _CountedStatement) else s
+                                    for s in statements])
+
+
+class _CountedStatement:
+    def __init__(self, counted: Counted, inner: Statement) -> None:
+        self.counted, self.inner = counted, inner
+
+    @property
+    def sql(self) -> str:
+        return self.inner.sql
+
+    @property
+    def params(self) -> tuple:
+        return tuple(self.inner.params)
+
+    def bind(self, *params: object) -> _CountedStatement:
+        return _CountedStatement(self.counted, self.inner.bind(*params))  # type: ignore[arg-type]
+
+    async def all(self) -> Result:
+        self.counted.calls.append([self.inner.sql])
+        return await self.inner.all()
+
+    async def first(self) -> dict | None:
+        self.counted.calls.append([self.inner.sql])
+        return await self.inner.first()
+
+    async def run(self) -> Result:
+        self.counted.calls.append([self.inner.sql])
+        return await self.inner.run()

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from shared.api.errors import QueryTooLong
-from shared.block.citations import strip_citations
 from shared.block.envelope import Injected, build_recall_block, with_excerpts
 from shared.knowledge.standing import stand
 from shared.rank.candidate import Candidate
@@ -38,13 +37,12 @@ from worker.recall.feedback import apply_feedback, judged_rows
 from worker.recall.feedback import plan as feedback_plan
 from worker.recall.lexical import LexicalResult
 from worker.recall.modes import Retrieved, gauge, retrieve
-from worker.recall.neighbours import with_neighbours
+from worker.recall.neighbours import with_turns
 from worker.recall.retrieval_mode import Ran, RetrievalMode
 from worker.recall.salience import salient_text
 from worker.recall.timeframe import TimeScope, scope_of, within
 from worker.recall.together import with_competitors
 from worker.semantic.semantics import Semantics
-from worker.store import chats
 
 log = logging.getLogger("mallory.recall")
 # A message that names only a time ("what did I do yesterday?") recalls what is dated then
@@ -197,18 +195,6 @@ async def gate(db: Database, found: Retrieved, policy: RecallPolicy, measure: Ga
     return (await decide(db, found, policy, measure, now_ms))[1]
 
 
-async def with_replies(db: Database, hits: list[Candidate]) -> list[Candidate]:
-    """Attach Mallory's reply to each recalled owner message: "what did you tell me about
-    X" is answered by the reply, while the owner's own question is what matched."""
-    asked = [h.identity.id for h in hits
-             if h.identity.kind == "message" and h.identity.role == "user"]
-    if not asked:
-        return hits
-    replies = await chats.replies_to(db, asked)
-    return [replace(h, message=replace(h.message, reply=strip_citations(replies[h.identity.id])))
-            if h.identity.id in replies else h for h in hits]
-
-
 async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: str,
                            conversation_id: str, semantics: Semantics | None = None,
                            mode: RetrievalMode = RetrievalMode.LEXICAL,
@@ -226,7 +212,7 @@ async def automatic_recall(db: Database, text: str, now_ms: int, *, message_id: 
         return Recall(error="recall_failed")
     hits = found.hits
     try:
-        hits = await with_neighbours(db, await with_replies(db, hits))
+        hits = await with_turns(db, hits)
     except Exception:  # the replies and turns around are a bonus: recall what we have
         log.exception("could not load replies or turns around recalled messages")
     block, injected = build_recall_block(with_excerpts(hits, found.found.lexical.query.terms))

@@ -247,17 +247,22 @@ async def get_message(db: Database, message_id: str) -> tuple[Message, int]:
     return Message.from_row(row), int(row["newer"])
 
 
-async def replies_to(db: Database, message_ids: list[str]) -> dict[str, str]:
-    """Mallory's reply to each of the given owner messages, where there is one."""
-    rows = (await db.prepare(REPLIES_SQL).bind(json.dumps(message_ids)).all()).results
+def replies_statement(db: Database, message_ids: Sequence[str]) -> Statement:
+    """Mallory's reply to each of the given owner messages, where there is one
+    (`replies_from` reads its rows); a statement, for a caller that batches it."""
+    return db.prepare(REPLIES_SQL).bind(json.dumps(list(message_ids)))
+
+
+def replies_from(rows: Sequence[Row]) -> dict[str, str]:
+    """Owner message id → Mallory's reply, from `replies_statement`'s rows."""
     return {str(r["question_id"]): str(r["reply"]) for r in rows}
 
 
-async def turns_around(db: Database, wanted: Sequence[tuple[str, str, int]]
-                       ) -> list[dict[str, Any]]:
-    """The messages within `reach` turns of each (hit, message id, reach)."""
-    rows = (await db.prepare(TURNS_AROUND_SQL).bind(json.dumps(list(wanted))).all()).results
-    return list(rows)
+def turns_around_statement(db: Database, wanted: Sequence[tuple[str, str, int]]
+                           ) -> Statement:
+    """The messages within `reach` turns of each (hit, message id, reach): rows of (hit,
+    id, role, content, seq, anchor: the seq of the message they are around)."""
+    return db.prepare(TURNS_AROUND_SQL).bind(json.dumps(list(wanted)))
 
 
 def shown_to_statement(db: Database, answer_ids: Sequence[str]) -> Statement:

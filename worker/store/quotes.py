@@ -27,7 +27,7 @@ SELECT m.rid, q.rid FROM messages AS m JOIN messages AS q
   ON q.id IN (SELECT value FROM json_each(?2))
 WHERE m.id = ?1
 """
-# The replies shown with owner messages (?2; worker/recall/automatic.with_replies attaches
+# The replies shown with owner messages (?2; worker/recall/neighbours.with_replies attaches
 # the live reply that follows each).
 RECORD_REPLIES_SQL = """
 INSERT OR IGNORE INTO message_quotes (message_rid, quoted_rid)

@@ -12,6 +12,7 @@ import pytest
 
 from local.sqlite_db import SqliteDatabase
 from shared.rank.policy import AUTOMATIC, lexical_pass_floor
+from tests.builders import Counted
 from tests.conftest import DAY_MS, NOW_MS, note, store_notes
 from worker.corpora import registry
 from worker.corpora.conversations import SAVED_MEMORIES_ID
@@ -292,51 +293,6 @@ async def test_an_echo_of_a_message_the_depth_left_out_is_judged_as_every_row_wo
     assert await without_echoes(db, source, [("message", SAVED_MEMORIES_ID)]) == (source, True)
     await memories.save(db, "The kayak is at the boathouse.", "fact", NOW_MS)
     assert await without_echoes(db, source, [("message", SAVED_MEMORIES_ID)]) == (source, False)
-
-
-class Counted:
-    """The database with every call to it (a statement or a batch: a round trip to D1 at
-    the edge) recorded, with the SQL it sent."""
-
-    def __init__(self, db: SqliteDatabase) -> None:
-        self.db = db
-        self.calls: list[list[str]] = []
-
-    def prepare(self, sql: str) -> Statement:
-        return _CountedStatement(self, self.db.prepare(sql))
-
-    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
-        self.calls.append([s.sql for s in statements])
-        return await self.db.batch([s.inner if isinstance(s, _CountedStatement) else s
-                                    for s in statements])
-
-
-class _CountedStatement:
-    def __init__(self, counted: Counted, inner: Statement) -> None:
-        self.counted, self.inner = counted, inner
-
-    @property
-    def sql(self) -> str:
-        return self.inner.sql
-
-    @property
-    def params(self) -> tuple:
-        return tuple(self.inner.params)
-
-    def bind(self, *params: object) -> _CountedStatement:
-        return _CountedStatement(self.counted, self.inner.bind(*params))  # type: ignore[arg-type]
-
-    async def all(self) -> Result:
-        self.counted.calls.append([self.inner.sql])
-        return await self.inner.all()
-
-    async def first(self) -> dict | None:
-        self.counted.calls.append([self.inner.sql])
-        return await self.inner.first()
-
-    async def run(self) -> Result:
-        self.counted.calls.append([self.inner.sql])
-        return await self.inner.run()
 
 
 async def test_what_answers_were_shown_and_the_feedback_are_read_in_one_round_trip(

@@ -12,8 +12,9 @@ import respx
 from local.sqlite_db import SqliteDatabase
 from tests.conftest import NOW_MS, heartbeat, note, sync
 from worker.config import Runtime
-from worker.recall.automatic import gated, with_replies
+from worker.recall.automatic import gated
 from worker.recall.explicit import search
+from worker.recall.neighbours import with_turns
 
 BREAD = ("Feed the starter twice a day; bake sourdough at 250 C with steam for the first "
          "20 minutes.")
@@ -112,7 +113,7 @@ async def test_a_withdrawn_reply_is_not_brought_with_its_question(
     listed = (await search(db, QUESTION, NOW_MS + 10_000)).hits
     questions = [h for h in listed if h.identity.kind == "message" and h.identity.role == "user"]
     assert questions, "search still lists the owner's earlier question"
-    assert all(h.message.reply is None for h in await with_replies(db, questions))
+    assert all(h.message.reply is None for h in await with_turns(db, questions))
     # Without its answer it is a bare question, no memory: automatic recall leaves it out.
     found = await gated(db, "how long do I bake sourdough with steam in the oven?",
                         NOW_MS + 10_000)

@@ -52,4 +52,5 @@ async def test_replies_to_finds_the_next_assistant_message_only(db: SqliteDataba
                                       ("user", "q3"), ("assistant", "a3")]):
         await chats.append_message(db, "c", role, text, NOW_MS + i, message_id=text,
                                    new_conversation=i == 0)
-    assert await chats.replies_to(db, ["q1", "q2", "q3", "nope"]) == {"q1": "a1", "q3": "a3"}
+    found = await chats.replies_statement(db, ["q1", "q2", "q3", "nope"]).all()
+    assert chats.replies_from(found.results) == {"q1": "a1", "q3": "a3"}
