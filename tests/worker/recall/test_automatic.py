@@ -254,6 +254,17 @@ async def test_an_answer_in_the_next_unit_is_recalled_with_the_question_it_answe
     assert "partnered" in rules.values() and "group_taken" not in rules.values()
 
 
+async def echo_of(db: SqliteDatabase, fact_id: str) -> None:
+    """An exchange whose answer ("echo-reply") quotes the message `fact_id` back."""
+    await chats.create_conversation(db, "echo", NOW_MS - DAY_MS, "echo")
+    await chats.append_message(db, "echo", "user", "where is the kayak stored?",
+                               NOW_MS - DAY_MS, message_id="ask")
+    await chats.append_message(
+        db, "echo", "assistant", "Here is what I found: the kayak is stored at the "
+        "boathouse.", NOW_MS - DAY_MS + 1, message_id="echo-reply",
+        after=quotes.record_statements(db, "echo-reply", [fact_id], [], NOW_MS))
+
+
 async def test_an_echo_of_a_message_the_depth_left_out_is_judged_as_every_row_would(
         db: SqliteDatabase) -> None:
     """An echo built, and the message it quotes in a conversation the gate's depth left
@@ -268,13 +279,7 @@ async def test_an_echo_of_a_message_the_depth_left_out_is_judged_as_every_row_wo
         await chats.create_conversation(db, f"c{i}", NOW_MS - i * DAY_MS, f"c{i}")
         await chats.append_message(db, f"c{i}", "user", f"kayak paddle kayak storage {i}",
                                    NOW_MS - i * DAY_MS, message_id=f"c{i}")
-    await chats.create_conversation(db, "echo", NOW_MS - DAY_MS, "echo")
-    await chats.append_message(db, "echo", "user", "where is the kayak stored?",
-                               NOW_MS - DAY_MS, message_id="ask")
-    await chats.append_message(
-        db, "echo", "assistant", "Here is what I found: the kayak is stored at the "
-        "boathouse.", NOW_MS - DAY_MS + 1, message_id="echo-reply",
-        after=quotes.record_statements(db, "echo-reply", [fact.id], [], NOW_MS))
+    await echo_of(db, fact.id)
     for text in ("where is the kayak stored?", "kayak stored"):
         bounded = await gated(db, text, NOW_MS)
         whole = await gated(db, text, NOW_MS, every_row=True)
@@ -303,13 +308,7 @@ async def test_what_answers_were_shown_and_the_feedback_are_read_in_one_round_tr
     await chats.create_conversation(db, "fact", NOW_MS - 200 * DAY_MS, "fact")
     fact = await chats.append_message(db, "fact", "user", "the kayak is stored at the "
                                       "boathouse", NOW_MS - 200 * DAY_MS, message_id="fact")
-    await chats.create_conversation(db, "echo", NOW_MS - DAY_MS, "echo")
-    await chats.append_message(db, "echo", "user", "where is the kayak stored?",
-                               NOW_MS - DAY_MS, message_id="ask")
-    await chats.append_message(
-        db, "echo", "assistant", "Here is what I found: the kayak is stored at the "
-        "boathouse.", NOW_MS - DAY_MS + 1, message_id="echo-reply",
-        after=quotes.record_statements(db, "echo-reply", [fact.id], [], NOW_MS))
+    await echo_of(db, fact.id)
     await db.prepare(JUDGE).bind("fact", "echo-reply", NOW_MS).run()
     counted = Counted(db)
     found, _ = await candidates(counted, "where is the kayak stored?", NOW_MS)  # type: ignore[arg-type]
