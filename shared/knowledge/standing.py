@@ -80,6 +80,9 @@ def multiplier(signals: Signals, weights: StandingWeights = STANDING) -> float:
 
 
 @lru_cache(maxsize=1_024)
+# Cached: a few combinations of signals recur in every recall's rows and vector hits, and
+# each bound asks for theirs (worker/recall/lexical.measured, worker/recall/modes.py).
+@lru_cache(maxsize=1_024)
 def span(signals: Signals, weights: StandingWeights = STANDING, judged: bool = True
          ) -> tuple[float, float]:
     """The least and the most the multiplier can be for a document with these signals,

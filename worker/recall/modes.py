@@ -20,7 +20,7 @@ import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
-from shared.knowledge.standing import Signals, span
+from shared.knowledge.standing import span
 from shared.rank.candidate import Candidate
 from shared.rank.fusion import LexicalKey, VectorKey, blend, fuse
 from shared.rank.policy import Gauge, RecallPolicy
@@ -141,9 +141,6 @@ class _Resolution:
         self.search = search
         self.hits: list[vector.Hit] | None = None  # the resolved hits, once asked
         self.have: set[str] = set()  # the units asked about that hold a vector
-        # Standing's least and most per signals: a few combinations recur in every
-        # recall's hits (as in lexical.measured).
-        self._spans: dict[Signals, tuple[float, float]] = {}
 
     async def facts(self, embedded: Collection[str]) -> Facts | None:
         """`embedded`: the first pass's units that hold a vector of the model."""
@@ -163,14 +160,8 @@ class _Resolution:
         weights = self.filters.standing
         assert weights is not None
         row, signals = hit.row, hit.corpus.signals
-        if signals is None:
-            low, high = weights.floor, weights.ceiling
-        else:
-            held = signals(row, self.query)
-            ends = self._spans.get(held)
-            if ends is None:
-                ends = self._spans[held] = span(held, weights)
-            low, high = ends
+        low, high = (weights.floor, weights.ceiling) if signals is None else span(
+            signals(row, self.query), weights)
         boost = recency_boost(int(row[hit.corpus.timestamp_column]), self.now_ms)
         return VectorSpan(hit.group, str(row["unit_id"]), hit.cosine, boost, low, high,
                           bool(row.get("related")))
