@@ -11,6 +11,7 @@ from local.semantic.vector_matrix import (
     EXACT_ROWS,
     INITIAL_ROWS,
     MIN_CANDIDATES,
+    RESCORED_SHARE,
     VectorMatrix,
     candidates,
     closest,
@@ -203,10 +204,11 @@ def test_a_small_partition_is_scanned_exactly_and_a_large_one_through_its_bits()
     assert [m.id for m in exact] == [f"id{i:05}" for i in np.argsort(-(vectors @ q))[:10]]
     quantised = matrix.query(q, 10, {})
     assert quantised[0].id == exact[0].id == "id00003"
-    # the bits' pass re-scored the candidates(10, n) rows closest by their bits (an eighth
-    # of the rows here) and returned the exact top of those
+    # the bits' pass re-scored the candidates(10, n) rows closest by their bits (here
+    # MIN_CANDIDATES, more than RESCORED_SHARE of the rows) and returned the exact top of
+    # those
     count = candidates(10, n)
-    assert count == -(-n // 8)
+    assert count == MIN_CANDIDATES > n * RESCORED_SHARE
     pool = closest(hamming(sign_columns(vectors), sign_bits(q)[0]), count)
     top = pool[np.argsort(-(vectors[pool] @ q), kind="stable")[:10]]
     assert [m.id for m in quantised] == [f"id{i:05}" for i in top]
