@@ -96,14 +96,16 @@ def hit(group: str, cosine: float, *, unit: str | None = None, boost: float = 1.
 
 def test_hits_alone_in_their_groups_and_sure_to_rank_past_the_depth_are_left_out() -> None:
     rows = ladder(40)
-    # Vector ranks 1..30: hybrid scores rank r 1/(60 + r) at least, the bar is 1/(60 + 3).
+    # Vector ranks 1..30: hybrid scores rank r 1/(60 + r) at least. The bar is the third
+    # best least score of any group, rows' or hits': 1/(60 + 2) (g0 and h0 at 1/61, g1 and
+    # h1 at 1/62), which h2 (1/63) cannot reach.
     hits = [hit(f"h{i}", 0.9 - i * 0.01) for i in range(30)]
     hits.append(hit("g1", 0.1))  # in a group with a lexical row: built with it
     build, left, _ = cut(rows, 3, Fusion.RANKS, {("note", "g1")}, embedded(rows), hits)
     assert left is not None and 1 in build
     out = {g for g in left.groups if g[1].startswith("h")}
-    assert out == {("note", f"h{i}") for i in range(3, 30)} and ("note", "g1") not in left.groups
-    assert left.vector_skipped == tuple(sorted(h.key for h in hits[3:30]))
+    assert out == {("note", f"h{i}") for i in range(2, 30)} and ("note", "g1") not in left.groups
+    assert left.vector_skipped == tuple(sorted(h.key for h in hits[2:30]))
     # the best cosine among the slot holders stays a built hit's: h0, alone in its group
     assert left.anchor == hits[0].unit
 
@@ -126,9 +128,32 @@ def test_the_rows_built_whatever_the_hits_are_settle_before_the_hits() -> None:
     # A vector hit in a left-out group brings it back: the early rows are still built.
     build, _, _ = cut(rows, 3, Fusion.RANKS, {("note", "g10")}, embedded(rows))
     assert build == [0, 1, 2, 10]
-    # Within the depth nothing is left out whatever the hits are.
-    assert settle(ladder(3), 3, Fusion.RANKS, embedded(ladder(3))) is None
-    assert surely_built(ladder(3), None) == [0, 1, 2]
+    # Within the depth no row is left out whatever the hits are.
+    within = settle(ladder(3), 3, Fusion.RANKS, embedded(ladder(3)))
+    assert within is not None and within.out == frozenset()
+    assert surely_built(ladder(3), within) == surely_built(ladder(3), None) == [0, 1, 2]
+    assert settle(ladder(3), 0, Fusion.RANKS, embedded(ladder(3))) is None
+
+
+def test_hits_past_the_depth_are_left_out_when_the_rows_are_within_it() -> None:
+    # Two lexical groups and 30 hits alone in theirs: the hits set the bar themselves,
+    # the third best least score, 1/(60 + 2) (g0 and h0 at 1/61, g1 and h1 at 1/62).
+    rows = ladder(2)
+    hits = [hit(f"h{i}", 0.9 - i * 0.01) for i in range(30)]
+    build, left, _ = cut(rows, 3, Fusion.RANKS, (), embedded(rows), hits)
+    assert build == [0, 1] and left is not None
+    assert left.groups == {("note", f"h{i}") for i in range(2, 30)}
+    assert left.best == 1 / (60 + 3) and left.anchor == hits[0].unit
+    # With no lexical row at all, the hits alone: h2 (1/63) is the third.
+    _, alone, _ = cut([], 3, Fusion.RANKS, (), set(), hits)
+    assert alone is not None and alone.groups == {("note", f"h{i}") for i in range(3, 30)}
+    # The blend: a hit's vector part is its cosine scaled over the list, 0.4 at the best,
+    # under the rows' 0.6 and 0.587: h0 is the third.
+    _, blended, _ = cut(rows, 3, Fusion.SCORES, (), embedded(rows), hits)
+    assert blended is not None
+    assert blended.groups == {("note", f"h{i}") for i in range(1, 30)}
+    # Within the depth, rows and hits together, nothing is left out.
+    assert cut(ladder(1), 3, Fusion.RANKS, (), embedded(ladder(1)), hits[:2])[1] is None
 
 
 @settings(max_examples=300, deadline=None)
