@@ -49,6 +49,9 @@ def test_a_hybrid_run_prints_and_records_both_modes(tmp_path: Path,
     # The estimate is timed apart, over the candidates of every measured recall.
     assert all(r["estimate_p95_ms"] >= r["estimate_ms"] > 0 for r in rows)
     assert all(r["slots_ms"] > 0 for r in rows)
+    # The hybrid target's margin: its p95 against lexical p95 + the embedding + 5 ms.
+    assert "over_target_ms" not in rows[0] and rows[1]["over_target_ms"] == pytest.approx(
+        rows[1]["p95_ms"] - rows[0]["p95_ms"] - rows[1]["embed_p50_ms"] - 5.0, abs=0.01)
     printed = capsys.readouterr().out
     assert "hybrid" in printed and "recalls stepped down to lexical" in printed
 
