@@ -78,6 +78,27 @@ class ScanLock:
                     self._changed.notify_all()
 
     @contextmanager
+    def reading_now(self) -> Iterator[bool]:
+        """`reading` if it can be had without waiting (no write holds the lock or waits
+        for it): yields True, held; else False, nothing held. For the event loop's own
+        thread, which must never wait on a write."""
+        with self._changed:
+            free = not (self._writing or self._writers_waiting)
+            if free:
+                self._readers += 1
+        if not free:
+            yield False
+            return
+        try:
+            with ONE_BLAS_THREAD.held():
+                yield True
+        finally:
+            with self._changed:
+                self._readers -= 1
+                if not self._readers:
+                    self._changed.notify_all()
+
+    @contextmanager
     def writing(self) -> Iterator[None]:
         with self._changed:
             self._writers_waiting += 1

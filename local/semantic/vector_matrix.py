@@ -325,6 +325,10 @@ class VectorMatrix:
     def ids(self) -> set[str]:
         return set(self._where)
 
+    def rows(self, wanted: Mapping[str, str]) -> int:
+        """The rows a query with these filters scans."""
+        return sum(len(p) for key, p in self._partitions.items() if key_matches(key, wanted))
+
     def compact(self) -> None:
         """Give back the room doubling left (after a bulk load: 216 MB held → 161 MB for
         110,000 vectors); the next write into a partition grows it again."""

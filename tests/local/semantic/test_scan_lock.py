@@ -55,6 +55,30 @@ def test_queries_run_together_and_a_write_runs_alone() -> None:
     assert sorted(order[:2]) == ["q1", "q2"] and order[2:] == ["write", "late"]
 
 
+def test_a_query_on_the_event_loop_never_waits_for_a_write() -> None:
+    lock, inside, release = ScanLock(), threading.Event(), threading.Event()
+
+    def write() -> None:
+        with lock.writing():
+            inside.set()
+            release.wait(WAIT_S)
+
+    with lock.reading_now() as held:
+        assert held  # nothing writes: held, as `reading` would be
+        writer = threading.Thread(target=write)
+        writer.start()
+        assert not inside.wait(0.2)  # the write waits for it
+        with lock.reading_now() as again:
+            assert not again  # a write waits: no new query goes ahead of it
+    assert inside.wait(WAIT_S)
+    with lock.reading_now() as held:
+        assert not held  # the write holds it: nothing held, nothing waited for
+    release.set()
+    writer.join(WAIT_S)
+    with lock.reading_now() as held:
+        assert held
+
+
 # BLAS's thread count is one setting for the whole process, and this test process has run
 # other tests' numpy work on its threads: the check runs in a process of its own.
 BLAS_CHECK = """

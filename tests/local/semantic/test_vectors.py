@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from local.migrate import migrate
+from local.semantic import vectors
 from local.semantic.vector_sql import TABLE
 from local.semantic.vectors import SqliteVectorIndex
 from local.sqlite_db import SqliteDatabase
@@ -190,3 +191,43 @@ def test_without_the_optional_stack_the_import_says_how_to_get_it() -> None:
                           text=True, check=True)
     assert "needs threadpoolctl; install the optional local embedder with: " \
            "uv sync --group embed" in done.stdout
+
+
+async def test_a_small_query_runs_on_the_callers_thread_unless_a_write_holds_the_lock(
+        db: SqliteDatabase, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = SqliteVectorIndex.beside(db, DIMENSIONS)
+    await index.upsert(records(0, 3))
+    threads: list[int] = []
+    query = index._matrix.query
+
+    def spied(*args: object, **kwargs: object) -> object:
+        threads.append(threading.get_ident())
+        return query(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index._matrix, "query", spied)
+    here = threading.get_ident()
+    inline = await index.query(unit(1), 3, VectorFilter(kind="note"))
+    assert threads == [here] and inline[0].id == vector_id("u1")
+    # More rows than INLINE_ROWS: a worker thread scans them, the same hits.
+    monkeypatch.setattr(vectors, "INLINE_ROWS", 2)
+    assert await index.query(unit(1), 3, VectorFilter(kind="note")) == inline
+    assert threads[1] != here
+    monkeypatch.setattr(vectors, "INLINE_ROWS", vectors.EXACT_ROWS)
+    # A write holding the lock: the query waits in a worker thread, the loop runs on.
+    holding, release = threading.Event(), threading.Event()
+
+    def write() -> None:
+        with index._lock.writing():
+            holding.set()
+            release.wait(10)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert holding.wait(10)
+    waiting = asyncio.ensure_future(index.query(unit(1), 3, VectorFilter(kind="note")))
+    await asyncio.sleep(0.1)
+    assert not waiting.done()
+    release.set()
+    assert await waiting == inline and threads[2] != here
+    writer.join(10)
+    index.close()
