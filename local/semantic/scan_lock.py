@@ -18,7 +18,7 @@ exists, so the list the first query makes holds it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -72,20 +72,26 @@ class ScanLock:
             with ONE_BLAS_THREAD.held():
                 yield
         finally:
-            with self._changed:
-                self._readers -= 1
-                if not self._readers:
-                    self._changed.notify_all()
+            self._leave()
 
     @contextmanager
-    def reading_now(self) -> Iterator[bool]:
+    def reading_now(self, wanted: Callable[[], bool] = lambda: True) -> Iterator[bool]:
         """`reading` if it can be had without waiting (no write holds the lock or waits
-        for it): yields True, held; else False, nothing held. For the event loop's own
-        thread, which must never wait on a write."""
+        for it) and `wanted()`, asked with the lock held, agrees: yields True, held;
+        else False, nothing held (nor BLAS limited). For the event loop's own thread,
+        which must never wait on a write."""
         with self._changed:
             free = not (self._writing or self._writers_waiting)
             if free:
                 self._readers += 1
+        if free:
+            agreed = False
+            try:
+                agreed = wanted()
+            finally:
+                if not agreed:
+                    self._leave()
+            free = agreed
         if not free:
             yield False
             return
@@ -93,10 +99,13 @@ class ScanLock:
             with ONE_BLAS_THREAD.held():
                 yield True
         finally:
-            with self._changed:
-                self._readers -= 1
-                if not self._readers:
-                    self._changed.notify_all()
+            self._leave()
+
+    def _leave(self) -> None:
+        with self._changed:
+            self._readers -= 1
+            if not self._readers:
+                self._changed.notify_all()
 
     @contextmanager
     def writing(self) -> Iterator[None]:

@@ -226,8 +226,8 @@ class SqliteVectorIndex:
         the quantised list is measured against, local/semantic/vector_matrix.py)."""
         unit = checked_query(vector, top_k, self.dimensions)
         wanted = filter.as_dict() if filter is not None else {}
-        with self._lock.reading_now() as held:
-            if held and self._matrix.rows(wanted) <= INLINE_ROWS:
+        with self._lock.reading_now(lambda: self._matrix.rows(wanted) <= INLINE_ROWS) as held:
+            if held:
                 return self._matrix.query(unit, top_k, wanted, exact)
         return await asyncio.to_thread(self._query_now, unit, top_k, wanted, exact)
 

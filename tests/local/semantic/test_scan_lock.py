@@ -77,6 +77,19 @@ def test_a_query_on_the_event_loop_never_waits_for_a_write() -> None:
     writer.join(WAIT_S)
     with lock.reading_now() as held:
         assert held
+    # Not wanted (a query too large to scan here): nothing is held, a write goes ahead.
+    with lock.reading_now(lambda: False) as held:
+        assert not held
+        with lock.writing():
+            pass
+    # A `wanted` that raises leaves nothing held either.
+    try:
+        with lock.reading_now(lambda: 1 / 0 > 0):
+            raise AssertionError("not reached")
+    except ZeroDivisionError:
+        pass
+    with lock.writing():
+        pass
 
 
 # BLAS's thread count is one setting for the whole process, and this test process has run

@@ -178,38 +178,46 @@ def test_what_settles_early_is_built_whatever_the_vector_side_says(
     assert set(surely_built(rows, settled)) <= set(build)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(data=st.data(), fusion=st.sampled_from(list(Fusion)), depth=st.integers(1, 5))
 def test_what_is_left_out_scores_under_depth_built_groups_whatever_standing_is(
         data: st.DataObject, fusion: Fusion, depth: int) -> None:
-    # Rows and hits in groups of their own, each row's relevance exact: every score is
-    # known once each hit's standing is drawn within its span, and at least `depth` built
+    # Each row in a group of its own, its relevance exact; hits in groups of their own,
+    # shared with other hits or with a row, each hit's standing drawn within its span: every
+    # score is then known, a group scoring its best candidate's, and at least `depth` built
     # groups must score above every left-out one (what depth.holds checks at run time).
     unit = st.floats(0.0, 1.0, allow_nan=False)
+    n_rows = data.draw(st.integers(0, 12))
     rows = [span(f"g{i}", data.draw(unit), boost=data.draw(st.floats(1.0, 1.15)))
-            for i in range(data.draw(st.integers(0, 12)))]
+            for i in range(n_rows)]
+    groups = [*(f"g{i}" for i in range(n_rows)), *(f"h{i}" for i in range(12))]
     hits = []
     for i in range(data.draw(st.integers(0, 30))):
         low = data.draw(st.floats(0.85, 1.0))
-        hits.append(VectorSpan(("note", f"h{i}"), f"v{i}", data.draw(unit),
-                               data.draw(st.floats(1.0, 1.15)), low,
+        hits.append(VectorSpan(("note", data.draw(st.sampled_from(groups))), f"v{i}",
+                               data.draw(unit), data.draw(st.floats(1.0, 1.15)), low,
                                data.draw(st.floats(low, 1.15))))
     build, left, _ = cut(rows, depth, fusion, {h.group for h in hits}, embedded(rows), hits)
     score: dict[tuple[str, str], float] = {}
-    by_lexical = sorted(rows, key=lambda s: s.key)
     best = max((s.low for s in rows), default=0.0)
-    for rank, s in enumerate(by_lexical, 1):
+    for rank, s in enumerate(sorted(rows, key=lambda s: s.key), 1):
         part = 1 / (60 + rank) if fusion is Fusion.RANKS else 0.6 * s.low / best if best else 0
-        score[s.group] = part * s.boost
+        score[s.group] = max(score.get(s.group, 0.0), part * s.boost)
     cosines = [h.cosine for h in hits]
     for rank, h in enumerate(sorted(hits, key=lambda h: h.key), 1):
         scaled = (h.cosine - min(cosines)) / (max(cosines) - min(cosines)) \
             if max(cosines) > min(cosines) else 1.0
         part = 1 / (60 + rank) if fusion is Fusion.RANKS else 0.4 * scaled
-        score[h.group] = part * h.boost * data.draw(st.floats(h.standing_low, h.standing_high))
+        drawn = part * h.boost * data.draw(st.floats(h.standing_low, h.standing_high))
+        score[h.group] = max(score.get(h.group, 0.0), drawn)
     if left is None:
         return
     assert set(build) == {i for i, s in enumerate(rows) if s.group not in left.groups}
     top = max(score[g] for g in left.groups)
     above = [g for g in score if g not in left.groups and score[g] > top * (1 + 1e-9)]
     assert len(above) >= depth
+    out = [h for h in hits if h.group in left.groups]
+    if out:  # the best cosine among the slot holders stays a built hit's
+        (anchor,) = [h for h in hits if h.unit == left.anchor]
+        assert anchor.group not in left.groups
+        assert all(h.cosine <= anchor.cosine for h in out)
