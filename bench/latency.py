@@ -341,7 +341,7 @@ def print_row(r: dict[str, Any], lexical: dict[str, Any]) -> None:
           f"{r['python_cpu_ms']:>7.2f} "
           f"{r['estimate_ms']:>8.3f} {r['slots_ms']:>6.3f} "
           f"{r['embed_p50_ms']:>6.2f} "
-          + (f"{over:>+6.2f}" if (over := over_target(r, lexical)) is not None else f"{'–':>6}")
+          + (f"{over:>+6.2f}" if (over := r.get("over_target_ms")) is not None else f"{'–':>6}")
           + f"   (built in {r['build_s']} s"
           + (f", {r['vectors']:,} {r['index_vectors']} vectors in {r['vectors_s']} s, "
              f"{r['fallbacks']} of {len_measured(r)} recalls stepped down to lexical"

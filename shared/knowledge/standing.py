@@ -79,7 +79,6 @@ def multiplier(signals: Signals, weights: StandingWeights = STANDING) -> float:
     return min(max(total, weights.floor), weights.ceiling)
 
 
-@lru_cache(maxsize=1_024)
 # Cached: a few combinations of signals recur in every recall's rows and vector hits, and
 # each bound asks for theirs (worker/recall/lexical.measured, worker/recall/modes.py).
 @lru_cache(maxsize=1_024)
