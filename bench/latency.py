@@ -3,7 +3,7 @@
     uv run python -m bench.latency [--mode lexical|hybrid|adaptive|quality]
                                    [--max-messages N] [--index-vectors random|model]
                                    [--cache DIR] [--profile N [--sort cumulative]]
-                                   [--first-pass] [--json PATH]
+                                   [--first-pass] [--lean] [--json PATH]
 
 For each corpus size it builds a fresh SQLite D1 through the current schema (sections
 and conversation units, bench/latency_corpus.py) and runs the same generated chat
@@ -24,6 +24,9 @@ and in place of recall, what a lexical recall's first statement costs against it
 the floor, the ranked CTE alone (the same MATCH and filters, no joins) and the whole
 first-pass statement (the CTE joined to the rows' notes or conversations), each query's
 three in a shuffled order so that no one of them always runs on pages another warmed.
+`--lean` times, beside each lexical recall, two rewrites that do less
+(bench/latency_lean.py): recall's own D1 batches replayed with none of its Python, and a
+simple one-pass recall.
 
 Python time is recall's wall time minus the time inside the database, the embedder and
 the vector index; in a semantic mode those overlap (the query is embedded while SQLite
@@ -61,6 +64,7 @@ from typing import Any
 
 from bench.corpus import Generator
 from bench.latency_corpus import NOW_MS, build, cached, model_vectors, random_vectors, units
+from bench.latency_lean import Recording, replay, simple
 from bench.stopwatch import Stopwatch, timed_semantics
 from bench.system import RELEVANCE_SEMANTIC_BUDGET_S
 from local.sqlite_db import SqliteDatabase
@@ -194,9 +198,14 @@ async def estimate_ms(db: SqliteDatabase, text: str, mode: RetrievalMode,
 
 
 async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
-                  sem: Semantics | None) -> dict[str, float]:
+                  sem: Semantics | None, lean: bool = False) -> dict[str, float]:
+    """`lean`: lexical recall's two rewrites that do less (bench/latency_lean.py) too,
+    each query's after its recall and floor, the two in a shuffled order."""
     watch = Stopwatch()
-    timed_db = watch.database(db)
+    recording = Recording(db)
+    timed_db = watch.database(recording if lean else db)
+    leaner: dict[str, list[float]] = {"statements": [], "simple": [], "simple_python": []}
+    shuffle = random.Random(5).shuffle
     timed_sem = timed_semantics(sem, watch) if sem is not None else None
     totals, floors, pythons, embeds, cpus, floor_cpus = [], [], [], [], [], []
     thread_pythons: list[float] = []
@@ -220,6 +229,20 @@ async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
         for sql, rows in FLOORS:
             conn.execute(sql, (match, rows)).fetchall()
         floor, floor_cpu = time.perf_counter() - started, time.process_time() - cpu
+        if lean:
+            parts = ["statements", "simple"]
+            shuffle(parts)
+            for part in parts:
+                started = time.perf_counter()
+                if part == "statements":
+                    await replay(db, recording.take())
+                else:
+                    _, in_sql = simple(conn, build_query(text, Mode.AUTOMATIC), NOW_MS)
+                elapsed = time.perf_counter() - started
+                if i >= WARMUP:
+                    leaner[part].append(ms(elapsed))
+                    if part == "simple":
+                        leaner["simple_python"].append(ms(elapsed - in_sql))
         if i >= WARMUP:
             totals.append(ms(total))
             floors.append(ms(floor))
@@ -242,7 +265,10 @@ async def measure(db: SqliteDatabase, queries: list[str], mode: RetrievalMode,
             "embed_p50_ms": statistics.median(embeds), "fallbacks": fallbacks,
             "estimate_ms": statistics.median(estimates),
             "estimate_p95_ms": percentile(estimates, 0.95),
-            "slots_ms": statistics.median(slottings)}
+            "slots_ms": statistics.median(slottings),
+            **({f"{part}_p50_ms": statistics.median(leaner[part]) for part in leaner}
+               | {f"{part}_p95_ms": percentile(leaner[part], 0.95)
+                  for part in ("statements", "simple")} if lean else {})}
 
 
 def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, float, int]:
@@ -267,7 +293,8 @@ def semantics_for(db: SqliteDatabase, index_vectors: str) -> tuple[Semantics, fl
 def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
              index_vectors: str, cache: Path | None = None,
              profile_top: int = 0, profile_sort: str = "tottime",
-             no_budget: bool = False, first_pass_only: bool = False) -> list[dict[str, Any]]:
+             no_budget: bool = False, first_pass_only: bool = False,
+             lean: bool = False) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="mallory-latency-") as tmp:
         started = time.perf_counter()
@@ -295,10 +322,13 @@ def run_size(messages: int, notes: int, queries: list[str], mode: RetrievalMode,
                                           profile_sort)))
                 continue
             rows.append({**base, "mode": run_mode.value, "queries": len(queries) - WARMUP,
-                         **asyncio.run(measure(db, queries, run_mode, run_sem))})
+                         **asyncio.run(measure(db, queries, run_mode, run_sem,
+                                                 lean and run_mode is RetrievalMode.LEXICAL))})
             if (over := over_target(rows[-1], rows[0])) is not None:
                 rows[-1]["over_target_ms"] = round(over, 2)
             print_row(rows[-1], rows[0])
+            if "simple_p95_ms" in rows[-1]:
+                print_lean(rows[-1])
         db.close()
     return rows
 
@@ -348,6 +378,18 @@ def print_row(r: dict[str, Any], lexical: dict[str, Any]) -> None:
              if "vectors" in r and r["mode"] != "lexical" else "") + ")", flush=True)
 
 
+def print_lean(r: dict[str, Any]) -> None:
+    """The lexical row's two rewrites that do less (bench/latency_lean.py), against the
+    same run's floor."""
+    floor = r["floor_p95_ms"]
+    print(f"{'':>9} {'':>7} {'':>8} {'':>7} {'lean':>8}   statements (recall's SQL, no "
+          f"Python) p50 {r['statements_p50_ms']:.2f} p95 {r['statements_p95_ms']:.2f} ms "
+          f"= {r['statements_p95_ms'] / floor:.2f}x floor; simple recall p50 "
+          f"{r['simple_p50_ms']:.2f} p95 {r['simple_p95_ms']:.2f} ms = "
+          f"{r['simple_p95_ms'] / floor:.2f}x floor, its Python {r['simple_python_p50_ms']:.2f}"
+          f" ms; recall {r['p95_ms'] / floor:.2f}x", flush=True)
+
+
 def sizes_up_to(max_messages: int | None) -> list[tuple[int, int]]:
     sizes = [(m, n) for m, n in SIZES if max_messages is None or m <= max_messages]
     if max_messages and max_messages not in [m for m, _ in sizes]:
@@ -373,6 +415,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-pass", action="store_true",
                         help="time the first pass's statement against the floor, per corpus, "
                         "instead of recall")
+    parser.add_argument("--lean", action="store_true",
+                        help="lexical recall against two rewrites that do less, in the same "
+                        "run: its own SQL replayed with no Python, and a simple one-pass recall "
+                        "(bench/latency_lean.py)")
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
     parser.add_argument("--no-budget", action="store_true",
                         help="semantic modes: lift the 300 ms semantic budget, so that on a "
@@ -386,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [row for messages, notes in sizes_up_to(args.max_messages)
             for row in run_size(messages, notes, queries, RetrievalMode(args.mode),
                                 args.index_vectors, args.cache, args.profile, args.sort,
-                                args.no_budget, args.first_pass)]
+                                args.no_budget, args.first_pass, args.lean)]
     if args.json:
         args.json.write_text(json.dumps({"sizes": rows}, indent=2))
     return 0
