@@ -2,13 +2,15 @@
 (`--lean`), so that what recall costs beyond the floor splits into what its SQL costs
 and what its Python does on top:
 
-- `statements`: recall's own D1 batches, replayed through the same adapter with none of
-  recall's Python: what a rewrite that ran the same SQL infinitely fast would cost;
-- `simple`: a simple recall in one pass. Each corpus's FTS5 ranking with the floor's
-  MATCH and k, joined to what a hit shows (`search_sql`, the statement a one-pass search
-  runs), the best row of each note or conversation by BM25 × recency, the top
-  `AUTOMATIC.max_hits`, and a block of their labels and texts: no document frequencies,
-  no standing, no typo step, no gate, no feedback.
+- `statements`: what recall sent the D1 port, replayed through the same adapter (its
+  statement objects, limit checks, row dicts and transactions included) with none of
+  recall's own Python: what a rewrite whose Python cost nothing would cost;
+- `simple`: a simple recall in one pass, through the same adapter. Each corpus's FTS5
+  ranking with the floor's MATCH and k, joined to what a hit shows (`search_sql`, the
+  statement a one-pass search runs), in one batch; the best row of each note or
+  conversation by BM25 × recency, the top `AUTOMATIC.max_hits`, and a block of their
+  labels and texts: no document frequencies, no standing, no typo step, no gate, no
+  feedback.
 
 What recall does that `simple` does not is what the relevance figures measure against
 the BM25 baselines (README, "Figures").
@@ -16,6 +18,7 @@ the BM25 baselines (README, "Figures").
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,50 +40,78 @@ SHOWN: Mapping[str, tuple[str, tuple[str, ...]]] = {
 }
 # The simple recall's block holds this much of each hit's text.
 SIMPLE_TEXT_CHARS = 600
-_READS = ("SELECT", "WITH")
+# A statement that could write: SQLite runs INSERT, UPDATE, DELETE and REPLACE after a
+# WITH clause too, so a WITH statement naming one is no read.
+_WRITES = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE|UPSERT)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What recall sent the port: a batch, or a lone statement (`execute`, autocommit)."""
+
+    statements: tuple[tuple[str, tuple[Any, ...]], ...]
+    lone: bool = False
+    mode: str = "all"
 
 
 @dataclass
 class Recording:
-    """The D1 port, recording each batch (a lone `execute` as a batch of one) as it
-    passes it on, so the same statements can be run again without recall's Python."""
+    """The D1 port, recording what passes through it (each batch, each lone `execute`) as
+    it passes it on, so the same statements can be run again without recall's Python."""
 
     inner: Any
-    batches: list[list[tuple[str, tuple[Any, ...]]]] = field(default_factory=list)
+    sent: list[Sent] = field(default_factory=list)
     rows: int = 0  # what the recorded statements read
 
     def prepare(self, sql: str) -> BoundStatement:
         return BoundStatement(self, sql)
 
     async def execute(self, stmt: BoundStatement, mode: str = "all") -> Result:
-        self.batches.append([(stmt.sql, tuple(stmt.params))])
+        self.sent.append(Sent(((stmt.sql, tuple(stmt.params)),), lone=True, mode=mode))
         result: Result = await self.inner.execute(
             BoundStatement(self.inner, stmt.sql, stmt.params), mode=mode)
         self.rows += len(result.results)
         return result
 
     async def batch(self, statements: Sequence[Statement]) -> list[Result]:
-        self.batches.append([(s.sql, tuple(s.params)) for s in statements])
+        self.sent.append(Sent(tuple((s.sql, tuple(s.params)) for s in statements)))
         results: list[Result] = await self.inner.batch(
             [BoundStatement(self.inner, s.sql, s.params) for s in statements])
         self.rows += sum(len(r.results) for r in results)
         return results
 
-    def take(self) -> list[list[tuple[str, tuple[Any, ...]]]]:
-        taken, self.batches, self.rows = self.batches, [], 0
-        return taken
+    def take(self) -> tuple[list[Sent], int]:
+        """What was sent since the last take, and the rows it read."""
+        taken, read = self.sent, self.rows
+        self.sent, self.rows = [], 0
+        return taken, read
 
 
-async def replay(db: Any, batches: Sequence[Sequence[tuple[str, tuple[Any, ...]]]]) -> int:
-    """Run the recorded batches again, as they were sent; the rows they read. Only reads
-    are replayed: a statement that could write is refused, before anything runs."""
-    for sql, _ in (s for b in batches for s in b):
-        if not sql.lstrip().upper().startswith(_READS):
+def is_read(sql: str) -> bool:
+    head = sql.lstrip().upper()
+    return head.startswith("SELECT") or (head.startswith("WITH") and not _WRITES.search(sql))
+
+
+async def replay(db: Any, sent: Sequence[Sent]) -> int:
+    """Run what was recorded again, as it was sent (batches as batches, lone statements
+    through `execute`); the rows it read. Only reads are replayed: a statement that could
+    write is refused before anything runs, and a replay that changed the database anyway
+    raises."""
+    for sql, _ in (s for one in sent for s in one.statements):
+        if not is_read(sql):
             raise ValueError(f"not a read, not replayed: {' '.join(sql.split())[:80]}")
+    changes = db.connection.total_changes
     rows = 0
-    for batch in batches:
-        results = await db.batch([BoundStatement(db, sql, params) for sql, params in batch])
-        rows += sum(len(r.results) for r in results)
+    for one in sent:
+        if one.lone:
+            [(sql, params)] = one.statements
+            rows += len((await db.execute(BoundStatement(db, sql, params), one.mode)).results)
+        else:
+            results = await db.batch([BoundStatement(db, sql, params)
+                                      for sql, params in one.statements])
+            rows += sum(len(r.results) for r in results)
+    if db.connection.total_changes != changes:
+        raise RuntimeError("the replay changed the database")
     return rows
 
 
@@ -92,23 +123,21 @@ def simple_filters() -> Filters:
                    exclude_recent_turns=AUTOMATIC.exclude_recent_turns)
 
 
-def simple(conn: Any, query: SearchQuery, now_ms: int,
-          filters: Filters | None = None) -> tuple[str, float]:
-    """The simple recall's block for `query`, and the seconds it spent in SQLite."""
+async def simple(db: Any, query: SearchQuery, now_ms: int,
+                 filters: Filters | None = None) -> tuple[str, float]:
+    """The simple recall's block for `query`, and the seconds its batch took."""
     if query.is_empty:
         return "", 0.0
     wanted = {hits_key(c): c for c in registry.corpora()}
+    planned = [(wanted[p.key], p) for p in plan(query, filters or simple_filters())
+               if p.key in wanted]  # not the statistics: BM25 is weighed as FTS5 gives it
+    started = time.perf_counter()
+    results = await db.batch([BoundStatement(db, p.sql, p.params) for _, p in planned])
+    in_sql = time.perf_counter() - started
     hits: dict[tuple[str, str], tuple[float, str, str]] = {}
-    in_sql = 0.0
-    for statement in plan(query, filters or simple_filters()):
-        corpus = wanted.get(statement.key)
-        if corpus is None:
-            continue  # the statistics: the simple recall weighs BM25 as FTS5 gives it
-        started = time.perf_counter()
-        rows = conn.execute(statement.sql, statement.params).fetchall()
-        in_sql += time.perf_counter() - started
+    for (corpus, _), result in zip(planned, results, strict=True):
         label, texts = SHOWN[corpus.name]
-        for row in rows:
+        for row in result.results:
             score = -float(row["bm25"]) * recency_boost(int(row[corpus.timestamp_column]),
                                                         now_ms)
             group = (corpus.name, str(row[corpus.group_column]))
