@@ -279,9 +279,10 @@ def _vector_out(vectors: Sequence[VectorSpan], settled: Settled,
         most[v.group] = max(most.get(v.group, 0.0), fused * v.boost * v.standing_high)
         least[v.group] = max(least.get(v.group, 0.0), fused * v.boost * v.standing_low)
         top[v.group] = max(top.get(v.group, v.cosine), v.cosine)
-    bar = settled.bar
-    if len(least) > settled.depth:
-        bar = max(bar, sorted(least.values(), reverse=True)[settled.depth - 1])
+    # `least` holds every group of `settled.least`, none lower: its bar is never below
+    # settled.bar.
+    bar = sorted(least.values(), reverse=True)[settled.depth - 1] \
+        if len(least) > settled.depth else settled.bar
     out = {g for g, m in most.items() if g not in kept and _above(m) < bar}
     # The anchor: the best hit alone in its group, built (left out or not).
     alone = [(top[g], g) for g in top if rows[g] == 1 and g not in kept]
